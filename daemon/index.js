@@ -1,0 +1,140 @@
+'use strict'
+
+const fs = require('node:fs')
+const net = require('node:net')
+const crypto = require('node:crypto')
+const { homePaths } = require('../lib/paths')
+const { createServer } = require('./server')
+const { createMethods } = require('./methods')
+const { Supervisor } = require('./supervisor')
+const { launchClusterWorker } = require('./launchers/cluster')
+const { launchForkProcess } = require('./launchers/fork')
+const { version } = require('../package.json')
+
+// The daemon: one per XPM_HOME, the cluster primary of every clustered app.
+async function main () {
+  const paths = homePaths()
+  fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 })
+  fs.chmodSync(paths.home, 0o700)
+  fs.mkdirSync(paths.logsDir, { recursive: true, mode: 0o700 })
+
+  if (!(await acquireLock(paths.home))) {
+    process.exitCode = 0 // another daemon owns this XPM_HOME; the CLI will talk to it
+    return
+  }
+
+  // Workers get exactly the environment of their spec: cluster.fork() merges the primary's
+  // process.env under it, so the daemon keeps its own copy and empties process.env.
+  const daemonEnv = { ...process.env }
+  for (const key of Object.keys(process.env)) delete process.env[key]
+  process.env.XPM_HOME = paths.home
+
+  const logger = createLogger(paths)
+  const logSink = createLogSink(paths, logger)
+  const metrics = createMetrics()
+  const supervisor = new Supervisor({
+    launch: (spec, env) => (spec.execMode === 'cluster' ? launchClusterWorker : launchForkProcess)(spec, env),
+    logSink,
+    metrics,
+    logger
+  })
+  const reloader = createReloader({ supervisor, logger })
+
+  let shuttingDown = false
+  const shutdown = async () => {
+    if (shuttingDown) return
+    shuttingDown = true
+    logger.info({ event: 'shutdown' }, 'stopping every app')
+    server.close()
+    for (const conn of connections) conn.socket.end()
+    await supervisor.stopAll()
+    metrics?.stop()
+    await logSink?.close()
+    await fs.promises.rm(paths.pidFile, { force: true })
+    logger.info({ event: 'exit' }, 'daemon exiting')
+    logger.flush?.()
+    process.exit(0)
+  }
+
+  const methods = createMethods({ supervisor, logSink, metrics, reloader, shutdown, version })
+  const { server, connections } = createServer({ methods, version, logger })
+  await listenOnSocket(server, paths.socket)
+  fs.writeFileSync(paths.pidFile, String(process.pid), { mode: 0o600 })
+  metrics?.start()
+
+  process.on('SIGTERM', shutdown)
+  process.on('SIGINT', shutdown)
+  process.on('SIGHUP', () => {})
+  process.on('SIGUSR2', () => { logSink?.reopen() })
+  process.on('uncaughtException', (err) => logger.error({ event: 'error', err }, 'uncaught exception'))
+  process.on('unhandledRejection', (err) => logger.error({ event: 'error', err }, 'unhandled rejection'))
+  logger.info({ event: 'start', pid: process.pid, version, home: paths.home, node: process.version }, 'daemon started')
+  return { daemonEnv }
+}
+
+// An abstract Unix socket named after XPM_HOME is the lock: the kernel frees it when the
+// holder dies, so two daemons started at the same moment cannot both win, and a crashed
+// daemon never leaves a stale lock behind (Linux only; elsewhere the socket itself decides).
+function acquireLock (home) {
+  if (process.platform !== 'linux') return Promise.resolve(true)
+  const name = '\0xpm-' + crypto.createHash('sha256').update(home).digest('hex').slice(0, 32)
+  return new Promise((resolve, reject) => {
+    const lock = net.createServer()
+    lock.once('error', (err) => (err.code === 'EADDRINUSE' ? resolve(false) : reject(err)))
+    lock.listen(name, () => {
+      lock.unref()
+      resolve(true)
+    })
+  })
+}
+
+// A socket file left by a dead daemon is removed; we hold the lock, so nobody else listens.
+async function listenOnSocket (server, socketPath) {
+  await fs.promises.rm(socketPath, { force: true })
+  const previous = process.umask(0o177)
+  try {
+    await new Promise((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(socketPath, () => { server.off('error', reject); resolve() })
+    })
+  } finally {
+    process.umask(previous)
+  }
+  await fs.promises.chmod(socketPath, 0o600)
+}
+
+function optional (load) {
+  try {
+    return load()
+  } catch (err) {
+    if (err.code === 'MODULE_NOT_FOUND') return null
+    throw err
+  }
+}
+
+function createLogger (paths) {
+  const mod = optional(() => require('./logger'))
+  if (mod) return mod.createDaemonLogger({ file: paths.daemonLog })
+  const log = (level) => (obj, msg) => process.stdout.write(JSON.stringify({ level, time: Date.now(), ...obj, msg }) + '\n')
+  return { info: log('info'), warn: log('warn'), error: log('error'), debug: () => {}, flush: () => {} }
+}
+
+function createLogSink (paths, logger) {
+  const mod = optional(() => require('./logs'))
+  return mod ? mod.createLogSink({ logsDir: paths.logsDir, logger }) : null
+}
+
+function createMetrics () {
+  const mod = optional(() => require('./metrics'))
+  return mod ? mod.createMetrics({}) : null
+}
+
+function createReloader ({ supervisor, logger }) {
+  const mod = optional(() => require('./reload'))
+  return mod ? mod.createReloader({ supervisor, logger }) : null
+}
+
+main().catch((err) => {
+  process.stderr.write(`xpm daemon failed to start: ${err.stack}\n`)
+  process.exit(1)
+})

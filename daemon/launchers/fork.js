@@ -1,0 +1,44 @@
+'use strict'
+
+const childProcess = require('node:child_process')
+const { ProcessHandle } = require('./handle')
+const { nodeExecArgv } = require('./agent-args')
+
+// Fork mode: child_process.fork for Node scripts (IPC for the agent and `ready`), spawn for
+// any other interpreter or an executable. Each child leads its own process group so a stop
+// reaches a shell script's children too.
+function launchForkProcess (spec, env) {
+  const options = { cwd: spec.cwd, env, detached: true }
+  let child
+  if (spec.interpreter === 'node') {
+    child = childProcess.fork(spec.script, spec.args || [], {
+      ...options,
+      execArgv: nodeExecArgv(spec),
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc']
+    })
+  } else {
+    const [command, args] = spec.interpreter === 'none'
+      ? [spec.script, spec.args || []]
+      : [spec.interpreter, [...(spec.nodeArgs || []), spec.script, ...(spec.args || [])]]
+    child = childProcess.spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] })
+  }
+  const handle = new ProcessHandle({ mode: 'fork', child })
+  handle.groupLeader = true
+  child.once('spawn', () => {
+    handle.pid = child.pid
+    handle.isOnline = true
+    handle.emit('online')
+  })
+  child.on('message', (msg) => handle.emit('message', msg))
+  child.on('error', (err) => {
+    // spawn failures (ENOENT, EACCES) arrive here instead of an exit event
+    if (child.pid === undefined) {
+      handle.spawnError = err
+      handle.markExited(null, null)
+    }
+  })
+  child.on('exit', (code, signal) => handle.markExited(code, signal))
+  return handle
+}
+
+module.exports = { launchForkProcess }

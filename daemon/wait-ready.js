@@ -1,0 +1,48 @@
+'use strict'
+
+const { XpmError } = require('../lib/errors')
+
+// Resolves when a freshly launched process can take traffic; rejects with the reason when it
+// exits first or is not ready within listenTimeout.
+//   waitReady:           the app's process.send('ready')
+//   expectListen:        a cluster worker's first `listening` event (its predecessor listened)
+//   otherwise:           `listening`, or `online` plus settleMs without exiting
+function waitUntilReady (handle, { waitReady = false, expectListen = false, listenTimeout = 8000, settleMs = 1000, label = 'process' }) {
+  return new Promise((resolve, reject) => {
+    let settleTimer = null
+    const cleanup = () => {
+      clearTimeout(deadline)
+      clearTimeout(settleTimer)
+      handle.off('exit', onExit)
+      handle.off('listening', onListening)
+      handle.off('message', onMessage)
+      handle.off('online', onOnline)
+    }
+    const done = (how) => { cleanup(); resolve(how) }
+    const fail = (code, message, details) => { cleanup(); reject(new XpmError(code, message, { details })) }
+
+    const onExit = ({ code, signal }) => {
+      const how = handle.spawnError ? handle.spawnError.message : signal ? `signal ${signal}` : `code ${code}`
+      fail('XPM_ERR_START_FAILED', `${label} exited with ${how} before it was ready`, { reason: 'exited', code, signal })
+    }
+    const onListening = (address) => { if (!waitReady) done({ by: 'listening', address }) }
+    const onMessage = (msg) => { if (waitReady && msg === 'ready') done({ by: 'ready' }) }
+    const onOnline = () => {
+      if (waitReady || expectListen) return
+      settleTimer = setTimeout(() => done({ by: 'settled' }), settleMs)
+    }
+    const deadline = setTimeout(() => {
+      const waited = waitReady ? "a 'ready' message" : expectListen ? 'it to listen' : 'it to come online'
+      fail('XPM_ERR_START_FAILED', `${label} was not ready after ${listenTimeout} ms (waited for ${waited})`, { reason: 'timeout' })
+    }, listenTimeout)
+
+    if (handle.exited) return onExit(handle.exitInfo)
+    handle.on('exit', onExit)
+    handle.on('listening', onListening)
+    handle.on('message', onMessage)
+    handle.on('online', onOnline)
+    if (handle.isOnline) onOnline()
+  })
+}
+
+module.exports = { waitUntilReady }

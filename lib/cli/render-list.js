@@ -1,0 +1,39 @@
+'use strict'
+
+const { formatBytes, formatDuration, formatPercent, truncate } = require('./format')
+
+const HEAD = ['id', 'name', 'mode', 'pid', 'uptime', '↺', 'status', 'cpu', 'mem']
+
+// The process table, fitted to the terminal (80 columns when not a TTY): the name column
+// gives way first.
+function renderList (processes, { columns = process.stdout.columns || 80 } = {}) {
+  if (processes.length === 0) return 'No processes. Start one with `xpm start app.js`.\n'
+  const rows = processes.map((p) => [
+    String(p.id), p.name, p.mode, p.pid ? String(p.pid) : '-', formatDuration(p.uptime),
+    String(p.restarts), p.status, formatPercent(p.cpu), formatBytes(p.memory)
+  ])
+  const widths = HEAD.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
+  const overhead = HEAD.length * 3 + 1
+  const spare = columns - overhead - widths.reduce((a, b) => a + b, 0)
+  if (spare < 0) widths[1] = Math.max(6, widths[1] + spare)
+  const Table = require('cli-table3')
+  const table = new Table({
+    head: HEAD,
+    colWidths: widths.map((w) => w + 2),
+    style: { head: process.stdout.isTTY ? ['cyan', 'bold'] : [], border: process.stdout.isTTY ? ['grey'] : [] },
+    wordWrap: false
+  })
+  for (const row of rows) {
+    row[1] = truncate(row[1], widths[1])
+    if (process.stdout.isTTY) row[6] = colorStatus(row[6])
+    table.push(row)
+  }
+  return table.toString() + '\n'
+}
+
+function colorStatus (status) {
+  const code = { online: 32, errored: 31, stopped: 90, 'waiting restart': 33, launching: 36, stopping: 33 }[status]
+  return code ? `\u001b[${code}m${status}\u001b[39m` : status
+}
+
+module.exports = { renderList }

@@ -1,0 +1,54 @@
+'use strict'
+
+const { formatBytes, formatDuration, formatPercent } = require('./format')
+
+// `xpm show`: one block per process, label/value lines.
+function renderShow (details) {
+  return details.map(renderOne).join('\n')
+}
+
+function renderOne (p) {
+  const s = p.spec
+  const m = p.metrics
+  const exit = p.lastExit
+    ? `${exit0(p.lastExit)} at ${new Date(p.lastExit.at).toISOString()}${p.lastExit.reason ? ` (${p.lastExit.reason})` : ''}`
+    : '-'
+  const rows = [
+    ['name', `${p.name} (id ${p.id}, instance ${p.instance})`],
+    ['status', p.status],
+    ['pid', p.pid || '-'],
+    ['script', s.script],
+    ['args', (s.args || []).join(' ') || '-'],
+    ['cwd', s.cwd],
+    ['exec mode', `${s.execMode}${s.execMode === 'cluster' ? ` (${s.instances} instances)` : ''}`],
+    ['interpreter', s.interpreter === 'node' ? `node ${process.version}${(s.nodeArgs || []).length ? ' ' + s.nodeArgs.join(' ') : ''}` : s.interpreter],
+    ['uptime', formatDuration(p.uptime)],
+    ['created at', new Date(p.createdAt).toISOString()],
+    ['restarts', String(p.restarts) + (p.lastRestartReason ? ` (last: ${p.lastRestartReason})` : '')],
+    ['last exit', exit],
+    ['cpu', formatPercent(p.cpu)],
+    ['memory', formatBytes(p.memory)]
+  ]
+  if (m) {
+    rows.push(['heap', `${formatBytes(m.heapUsed)} / ${formatBytes(m.heapTotal)}`])
+    rows.push(['loop delay', `p50 ${ms(m.elP50)}  p95 ${ms(m.elP95)}  p99 ${ms(m.elP99)}  max ${ms(m.elMax)}`])
+    rows.push(['loop utilization', `${Math.round((m.elu || 0) * 100)}%`])
+  }
+  if (p.logs) {
+    rows.push(['out log', p.logs.out])
+    rows.push(['error log', p.logs.err])
+    if (p.logs.combined) rows.push(['combined log', p.logs.combined])
+  }
+  const width = Math.max(...rows.map((r) => r[0].length))
+  return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') + '\n'
+}
+
+function exit0 (e) {
+  return e.signal ? `signal ${e.signal}` : `code ${e.code}`
+}
+
+function ms (v) {
+  return v === undefined || v === null ? '-' : `${Number(v).toFixed(1)}ms`
+}
+
+module.exports = { renderShow }

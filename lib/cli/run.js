@@ -1,0 +1,50 @@
+'use strict'
+
+const { exitCodeFor } = require('../errors')
+
+// Runs one command action with a lazily connected client (so bad arguments are rejected
+// before a daemon is started), prints a one-line error and sets the exit code on failure.
+function action (fn, { autoStart = true } = {}) {
+  return async (...args) => {
+    const ctx = {
+      args,
+      client: null,
+      async connect () {
+        if (!ctx.client) {
+          const { connect } = require('../client')
+          ctx.client = await connect({ autoStart })
+          warnOnVersionSkew(ctx.client)
+        }
+        return ctx.client
+      }
+    }
+    try {
+      const code = await fn(ctx)
+      if (typeof code === 'number') process.exitCode = code
+    } catch (err) {
+      printError(err)
+      process.exitCode = exitCodeFor(err)
+    } finally {
+      ctx.client?.close()
+    }
+  }
+}
+
+function warnOnVersionSkew (client) {
+  const { version } = require('../../package.json')
+  if (client.hello && client.hello.version !== version) {
+    process.stderr.write(`xpm: the running daemon is version ${client.hello.version}, this CLI is ${version}; run \`xpm update\` to replace it\n`)
+  }
+}
+
+function printError (err) {
+  const code = err.code && String(err.code).startsWith('XPM_ERR_') ? ` [${err.code}]` : ''
+  process.stderr.write(`xpm: ${err.message}${code}\n`)
+  if (process.env.XPM_DEBUG && err.stack) process.stderr.write(err.stack + '\n')
+}
+
+function printJson (value) {
+  process.stdout.write(JSON.stringify(value, null, 2) + '\n')
+}
+
+module.exports = { action, printError, printJson }

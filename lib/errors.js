@@ -1,0 +1,59 @@
+'use strict'
+
+// The one catalogue of stable error codes. A code is never reused or renamed;
+// docs/errors.md lists every code here and test/unit/errors.test.js keeps the two in step.
+// exit: the CLI's exit status for the code (1 failure, 2 bad arguments or config).
+const CODES = {
+  XPM_ERR_BAD_ARGUMENT: { exit: 2, summary: 'A command-line argument or option has the wrong form.' },
+  XPM_ERR_CONFIG_INVALID: { exit: 2, summary: 'An app option has the wrong type or value.' },
+  XPM_ERR_CONFIG_UNKNOWN_KEY: { exit: 2, summary: 'An ecosystem file or app uses an option xpm does not know.' },
+  XPM_ERR_CONFIG_LOAD: { exit: 2, summary: 'An ecosystem file could not be read, parsed or evaluated.' },
+  XPM_ERR_DUPLICATE_APP: { exit: 2, summary: 'Two apps in one ecosystem file share a name.' },
+  XPM_ERR_SCRIPT_NOT_FOUND: { exit: 2, summary: 'The script to start does not exist.' },
+  XPM_ERR_APP_NOT_FOUND: { exit: 1, summary: 'No app or process matches the given name or id.' },
+  XPM_ERR_APP_EXISTS: { exit: 1, summary: 'An app of that name is already managed; nothing was started twice.' },
+  XPM_ERR_START_FAILED: { exit: 1, summary: 'The app did not reach `online`.' },
+  XPM_ERR_RELOAD_FAILED: { exit: 1, summary: 'A reload stopped because a replacement worker exited or was not ready in time; the old workers keep serving.' },
+  XPM_ERR_RELOAD_BUSY: { exit: 1, summary: 'Another reload of the same app is running.' },
+  XPM_ERR_DAEMON_UNREACHABLE: { exit: 1, summary: 'The daemon could not be started or reached.' },
+  XPM_ERR_TIMEOUT: { exit: 1, summary: 'A request to the daemon did not finish before its deadline.' },
+  XPM_ERR_PROTOCOL: { exit: 1, summary: 'A message on the socket was not valid (bad JSON, too long, missing fields).' },
+  XPM_ERR_PROTOCOL_VERSION: { exit: 1, summary: 'The CLI and the running daemon speak different protocol versions.' },
+  XPM_ERR_UNKNOWN_METHOD: { exit: 1, summary: 'The daemon does not know the requested method.' },
+  XPM_ERR_SAVE_FAILED: { exit: 1, summary: 'The app list could not be saved; the previous save is intact.' },
+  XPM_ERR_SAVE_EMPTY: { exit: 1, summary: 'Saving would replace a non-empty app list with an empty one (use --force).' },
+  XPM_ERR_DUMP_INVALID: { exit: 1, summary: 'The saved app list could not be read.' },
+  XPM_ERR_FILE_EXISTS: { exit: 1, summary: 'A file that would be written already exists.' },
+  XPM_ERR_INTERNAL: { exit: 1, summary: 'An unexpected error inside xpm; the daemon log has details.' }
+}
+
+class XpmError extends Error {
+  constructor (code, message, { details, cause } = {}) {
+    super(message, cause ? { cause } : undefined)
+    if (!CODES[code]) throw new TypeError(`Unknown xpm error code ${code}`)
+    this.name = 'XpmError'
+    this.code = code
+    this.details = details
+  }
+
+  get exitCode () {
+    return CODES[this.code].exit
+  }
+
+  toJSON () {
+    const out = { code: this.code, message: this.message }
+    if (this.details !== undefined) out.details = this.details
+    return out
+  }
+
+  static from (wire) {
+    const code = CODES[wire?.code] ? wire.code : 'XPM_ERR_INTERNAL'
+    return new XpmError(code, String(wire?.message ?? 'unknown error'), { details: wire?.details })
+  }
+}
+
+function exitCodeFor (err) {
+  return err instanceof XpmError ? err.exitCode : 1
+}
+
+module.exports = { CODES, XpmError, exitCodeFor }

@@ -1,0 +1,119 @@
+'use strict'
+
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const net = require('node:net')
+const http = require('node:http')
+const { execFile } = require('node:child_process')
+const { setTimeout: delay } = require('node:timers/promises')
+
+const ROOT = path.join(__dirname, '..', '..')
+const BIN = path.join(ROOT, 'bin', 'xpm')
+const FIXTURES = path.join(ROOT, 'test', 'fixtures')
+
+// A private XPM_HOME with helpers bound to it. cleanup() stops the daemon and every process
+// it started, by pid, and removes the folder.
+function createHome (t) {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-test-'))
+  const env = { ...process.env, XPM_HOME: home, FORCE_COLOR: '0' }
+  delete env.NODE_TEST_CONTEXT
+  const seenPids = new Set()
+
+  const run = (args, opts = {}) => runXpm(args, { env: { ...env, ...opts.env }, cwd: opts.cwd, timeout: opts.timeout, input: opts.input })
+  const jlist = async () => {
+    const res = await run(['jlist'])
+    if (res.code !== 0) throw new Error(`jlist failed: ${res.stderr}`)
+    const list = JSON.parse(res.stdout)
+    for (const p of list) if (p.pid) seenPids.add(p.pid)
+    return list
+  }
+  const daemonPid = () => {
+    try { return Number(fs.readFileSync(path.join(home, 'daemon.pid'), 'utf8')) } catch { return 0 }
+  }
+
+  const cleanup = async () => {
+    const pid = daemonPid()
+    if (pid && isAlive(pid)) {
+      try { for (const p of await jlist()) if (p.pid) seenPids.add(p.pid) } catch {}
+      try { process.kill(pid, 'SIGTERM') } catch {}
+      await waitFor(() => !isAlive(pid), { timeout: 15000 }).catch(() => {})
+      if (isAlive(pid)) try { process.kill(pid, 'SIGKILL') } catch {}
+    }
+    for (const p of seenPids) if (isAlive(p)) try { process.kill(p, 'SIGKILL') } catch {}
+    fs.rmSync(home, { recursive: true, force: true })
+  }
+  if (t) t.after(cleanup)
+  return { home, env, run, jlist, daemonPid, cleanup, track: (pid) => seenPids.add(pid) }
+}
+
+function runXpm (args, { env = process.env, cwd = ROOT, timeout = 60000, input } = {}) {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [BIN, ...args], { env, cwd, timeout, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr, signal: err?.signal })
+    })
+    if (input !== undefined) child.stdin.end(input)
+    else child.stdin.end()
+  })
+}
+
+function isAlive (pid) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return err.code === 'EPERM'
+  }
+}
+
+// Polls `fn` until it returns a truthy value; rejects after `timeout` ms with the last error.
+async function waitFor (fn, { timeout = 10000, interval = 50, message = 'condition' } = {}) {
+  const deadline = Date.now() + timeout
+  let last
+  while (Date.now() < deadline) {
+    try {
+      const value = await fn()
+      if (value) return value
+    } catch (err) {
+      last = err
+    }
+    await delay(interval)
+  }
+  throw new Error(`Timed out after ${timeout} ms waiting for ${message}${last ? `: ${last.message}` : ''}`)
+}
+
+function freePort () {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address()
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+// GET on 127.0.0.1 with a fresh connection; resolves { status, body, json }.
+function httpGet (port, pathname = '/', { agent = false, timeout = 5000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: pathname, agent, timeout }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (d) => { body += d })
+      res.on('end', () => {
+        let json = null
+        try { json = JSON.parse(body) } catch {}
+        resolve({ status: res.statusCode, body, json })
+      })
+      res.on('error', reject)
+    })
+    req.on('timeout', () => req.destroy(new Error('timeout')))
+    req.on('error', reject)
+  })
+}
+
+function fixture (name) {
+  return path.join(FIXTURES, name)
+}
+
+module.exports = { createHome, runXpm, isAlive, waitFor, freePort, httpGet, fixture, ROOT, BIN, delay }
