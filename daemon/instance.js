@@ -78,6 +78,23 @@ class Instance extends EventEmitter {
     handle.once('exit', (exit) => this.onExit(handle, exit))
   }
 
+  // Reload: the slot's process becomes `handle`, already online and ready. The previous process
+  // is stopped by the caller; its exit is ignored because it no longer owns the slot.
+  swapHandle (handle) {
+    clearTimeout(this.restartTimer)
+    this.restartTimer = null
+    this.handle = handle
+    this.startedAt = performance.now()
+    this.onlineSince = Date.now()
+    handle.on('listening', () => { this.app.listens = true })
+    handle.once('exit', (exit) => this.onExit(handle, exit))
+    if (this.status !== STATUS.ONLINE) {
+      if (this.status !== STATUS.LAUNCHING) this.setStatus(STATUS.LAUNCHING)
+      this.setStatus(STATUS.ONLINE)
+    }
+    this.emit('status', { id: this.id, name: this.name, from: STATUS.ONLINE, to: STATUS.ONLINE, pid: handle.pid, reason: 'reloaded' })
+  }
+
   waitReady ({ expectListen = this.app.listens } = {}) {
     const spec = this.spec
     return waitUntilReady(this.handle, {

@@ -1,0 +1,51 @@
+'use strict'
+
+const http = require('node:http')
+
+// Fires GET requests at 127.0.0.1:port from `concurrency` loops until stop() is called.
+// keepAlive false: a new connection per request; true: each loop reuses one keep-alive socket.
+// Counts successes and failures (connection errors, resets, non-200 answers) and the pids seen.
+function startLoad (port, { concurrency = 4, keepAlive = false, path = '/' } = {}) {
+  const agent = new http.Agent({ keepAlive, maxSockets: concurrency })
+  const stats = { ok: 0, failed: 0, errors: {}, pids: new Set(), versions: new Set() }
+  let running = true
+  const once = () => new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path, agent }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (d) => { body += d })
+      res.on('end', () => {
+        if (res.statusCode === 200) {
+          stats.ok++
+          try {
+            const json = JSON.parse(body)
+            if (json.pid) stats.pids.add(json.pid)
+            if (json.version) stats.versions.add(json.version)
+          } catch {}
+        } else fail(`status ${res.statusCode}`)
+        resolve()
+      })
+      res.on('error', (err) => { fail(err.code || err.message); resolve() })
+    })
+    req.setTimeout(10000, () => req.destroy(new Error('timeout')))
+    req.on('error', (err) => { fail(err.code || err.message); resolve() })
+  })
+  const fail = (why) => {
+    stats.failed++
+    stats.errors[why] = (stats.errors[why] || 0) + 1
+  }
+  const loops = Array.from({ length: concurrency }, async () => {
+    while (running) await once()
+  })
+  return {
+    stats,
+    async stop () {
+      running = false
+      await Promise.all(loops)
+      agent.destroy()
+      return stats
+    }
+  }
+}
+
+module.exports = { startLoad }
