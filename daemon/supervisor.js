@@ -61,7 +61,7 @@ class Supervisor extends EventEmitter {
       }
     })
     instance.on('status', (change) => {
-      this.logger?.info({ event: 'status', app: change.name, id: change.id, pid: change.pid, from: change.from, to: change.to, exit: change.exit, reason: change.reason, delay: change.delay }, `${change.name}[${instance.index}] ${change.from} → ${change.to}`)
+      this.logger?.info({ event: 'status', app: change.name, id: change.id, processPid: change.pid, from: change.from, to: change.to, exit: change.exit, reason: change.reason, delay: change.delay }, `${change.name}[${instance.index}] ${change.from} → ${change.to}`)
       this.emit('status', change)
       this.emit('change')
     })

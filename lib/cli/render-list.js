@@ -21,7 +21,8 @@ function renderList (processes, { columns = process.stdout.columns || 80 } = {})
     head: HEAD,
     colWidths: widths.map((w) => w + 2),
     style: { head: process.stdout.isTTY ? ['cyan', 'bold'] : [], border: process.stdout.isTTY ? ['grey'] : [] },
-    wordWrap: false
+    wordWrap: false,
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' }
   })
   for (const row of rows) {
     row[1] = truncate(row[1], widths[1])

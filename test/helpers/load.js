@@ -5,7 +5,7 @@ const http = require('node:http')
 // Fires GET requests at 127.0.0.1:port from `concurrency` loops until stop() is called.
 // keepAlive false: a new connection per request; true: each loop reuses one keep-alive socket.
 // Counts successes and failures (connection errors, resets, non-200 answers) and the pids seen.
-function startLoad (port, { concurrency = 4, keepAlive = false, path = '/' } = {}) {
+function startLoad (port, { concurrency = 4, keepAlive = false, path = '/', timeout = 10000 } = {}) {
   const agent = new http.Agent({ keepAlive, maxSockets: concurrency })
   const stats = { ok: 0, failed: 0, errors: {}, pids: new Set(), versions: new Set() }
   let running = true
@@ -27,7 +27,7 @@ function startLoad (port, { concurrency = 4, keepAlive = false, path = '/' } = {
       })
       res.on('error', (err) => { fail(err.code || err.message); resolve() })
     })
-    req.setTimeout(10000, () => req.destroy(new Error('timeout')))
+    req.setTimeout(timeout, () => req.destroy(new Error('timeout')))
     req.on('error', (err) => { fail(err.code || err.message); resolve() })
   })
   const fail = (why) => {

@@ -80,7 +80,7 @@ test('wait_ready: the old worker is stopped only after the new one sent ready', 
   assert.ok(json.readyAt > 0)
   const log = fs.readFileSync(path.join(h.home, 'daemon.log'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
   const stopLine = log.find((e) => e.event === 'reload' && e.type === 'stopped')
-  assert.ok(stopLine.time >= json.readyAt, 'old worker stopped after ready')
+  assert.ok(Date.parse(stopLine.time) >= json.readyAt, 'old worker stopped after ready')
 })
 
 for (const [label, broken] of [['crashes on boot', 'crash-on-boot.js'], ['never becomes ready', 'never-ready.js']]) {

@@ -8,7 +8,7 @@ const { renderList } = require('../render-list')
 async function run (method, ctx) {
   const [target, opts] = ctx.args
   const { resolveTargets } = require('../../config')
-  const resolved = await resolveTargets({ target, cwd: process.cwd(), only: opts.only, envName: opts.env, env: process.env })
+  const resolved = await resolveTargets({ target, cwd: process.cwd(), only: opts.only, envName: opts.env, env: process.env, withSpecs: method === 'restart' })
   const client = await ctx.connect()
   const names = resolved.kind === 'ecosystem' ? resolved.names : [target]
   const results = []

@@ -1,0 +1,34 @@
+'use strict'
+
+const { OPTIONS } = require('../config/options')
+const { TYPES } = require('../config/types')
+
+// The `xpm start` flags come from the same definitions as the ecosystem keys (lib/config/options.js).
+// No commander defaults: a flag that was not given must stay undefined, so file values apply;
+// the values are parsed and checked in lib/config (parseFlags), with the same messages as files.
+function addStartOptions (command) {
+  for (const option of OPTIONS) {
+    if (!option.flag) continue
+    command.option(option.flag, flagDescription(option))
+  }
+  command
+    .option('-f, --force', 'start another copy even if an app of that name already runs')
+    .option('--only <names>', 'with an ecosystem file: only these apps (comma-separated)')
+    .option('--env <name>', 'with an ecosystem file: merge env_<name> over env')
+    .option('--update-env', 'replace the app\'s environment with the CLI\'s current one')
+  return command
+}
+
+function flagDescription (option) {
+  if (option.flagHelp) return option.flagHelp
+  const description = option.description.replace(/ \(xpm\)$/, '')
+  const text = description[0].toLowerCase() + description.slice(1)
+  if (option.default === undefined || option.default === null || option.flag.startsWith('--no-')) return text
+  if (/\(default: /.test(text)) return text
+  const format = TYPES[option.type].format
+  const value = format ? format(option.default) : option.default
+  if (Array.isArray(value) || typeof value === 'boolean') return text
+  return `${text} (default: ${value})`
+}
+
+module.exports = { addStartOptions }

@@ -1,0 +1,61 @@
+'use strict'
+
+const fs = require('node:fs/promises')
+const path = require('node:path')
+const { XpmError } = require('../errors')
+
+const FILE_NAME = 'ecosystem.config.js'
+
+const TEMPLATE = `'use strict'
+
+// xpm ecosystem file: \`xpm start ecosystem.config.js\` starts every app below.
+// Relative paths resolve against the app's cwd, which defaults to this file's folder.
+// Every option is listed in docs/ecosystem.md; an unknown or misspelled key is an error.
+module.exports = {
+  apps: [
+    {
+      name: 'web',
+      script: './server.js',
+      // One worker per CPU, in cluster mode: \`xpm reload web\` replaces them one at a time.
+      instances: 'max',
+      exec_mode: 'cluster',
+      env: {
+        NODE_ENV: 'development',
+        PORT: 3000
+      },
+      // Merged over env with \`xpm start ecosystem.config.js --env production\`.
+      env_production: {
+        NODE_ENV: 'production'
+      },
+      // Time a worker gets to finish its requests after the stop signal, then SIGKILL.
+      kill_timeout: '5s',
+      max_memory_restart: '512M'
+    }
+    // {
+    //   name: 'worker',
+    //   script: './worker.js',       // fork mode: one process
+    //   env_file: '.env',            // dotenv file merged into env
+    //   max_restarts: 16,            // unstable restarts within restart_window before "errored"
+    //   min_uptime: '1s',
+    //   cron_restart: '0 3 * * *',
+    //   log_max_size: '10M'
+    // }
+  ]
+}
+`
+
+// Writes the starter file in dir and refuses to replace an existing one.
+async function writeStarter (dir = process.cwd()) {
+  const file = path.join(dir, FILE_NAME)
+  try {
+    await fs.writeFile(file, TEMPLATE, { flag: 'wx' })
+  } catch (err) {
+    if (err.code === 'EEXIST') {
+      throw new XpmError('XPM_ERR_FILE_EXISTS', `${file} already exists; not overwriting it`, { cause: err, details: { file } })
+    }
+    throw err
+  }
+  return file
+}
+
+module.exports = { TEMPLATE, FILE_NAME, writeStarter }

@@ -1,0 +1,105 @@
+'use strict'
+
+const path = require('node:path')
+const { XpmError } = require('../errors')
+const { show } = require('../units')
+const { OPTIONS, findOption, allKeys, flagAttribute } = require('./options')
+const { TYPES, INVALID, parseValue, isPlainObject } = require('./types')
+const { didYouMean } = require('./suggest')
+
+// Raw option values (from a file or from flags) checked against options.js and parsed.
+// Result: { values: { <canonical key>: parsed }, envs: { <name>: { VAR: 'value' } } }.
+// Problems are pushed to `problems` (XpmErrors) so a whole file is reported at once.
+
+function invalid (what, type, value, where) {
+  const expected = TYPES[type].expected
+  return new XpmError('XPM_ERR_CONFIG_INVALID', `Expected ${what} to be ${expected}, got ${show(value)}${where}`,
+    { details: { expected, given: value === undefined ? null : value } })
+}
+
+function parseAppOptions (raw, { app, problems }) {
+  const where = ` in app "${app}"`
+  const values = {}
+  const envs = {}
+  for (const [key, value] of Object.entries(raw)) {
+    const option = findOption(key)
+    if (!option) {
+      problems.push(new XpmError('XPM_ERR_CONFIG_UNKNOWN_KEY',
+        `unknown option "${key}"${where}${didYouMean(key, allKeys())}`, { details: { app, key } }))
+      continue
+    }
+    if (value === undefined) continue
+    const parsed = parseValue(option.type, value, option)
+    if (parsed === INVALID) {
+      problems.push(invalid(`\`${key}\``, option.type, value, where))
+    } else if (option.pattern) {
+      envs[key.slice('env_'.length)] = parsed
+    } else {
+      values[option.key] = parsed
+    }
+  }
+  return { values, envs }
+}
+
+// Flags as commander hands them over (camelCase attributes, string values). Paths given on the
+// command line are relative to the shell's cwd, so they are made absolute here.
+function parseFlags (flags = {}, { cwd }) {
+  const values = {}
+  for (const option of OPTIONS) {
+    if (!option.flag) continue
+    let value = flags[flagAttribute(option.flag)]
+    if (value === undefined) continue
+    // on the command line a bare number is milliseconds or bytes, as PM2 reads it
+    if (['duration', 'bytes'].includes(option.type) && /^\d+$/.test(value)) value = Number(value)
+    // commander gives a lone --no-x a default of true, indistinguishable from "not given"
+    if (option.flag.startsWith('--no-') && value !== false) continue
+    const long = /--[a-z0-9-]+/.exec(option.flag)[0]
+    const parsed = parseValue(option.type, value, option)
+    if (parsed === INVALID) throw invalid(`\`${long}\``, option.type, value, '')
+    values[option.key] = absolutePaths(option, parsed, cwd)
+  }
+  return values
+}
+
+function absolutePaths (option, value, cwd) {
+  if (['path', 'logFile'].includes(option.type) && typeof value === 'string') return path.resolve(cwd, value)
+  if (option.type === 'watch' && Array.isArray(value)) return value.map((p) => path.resolve(cwd, p))
+  return value
+}
+
+// Names are used in log file names and on the command line next to ids and "all".
+function checkName (name, where) {
+  if (/^\d+$/.test(name) || name === 'all' || /[/\\\0]/.test(name) || name !== name.trim()) {
+    throw new XpmError('XPM_ERR_CONFIG_INVALID',
+      `Expected \`name\` to be a name that is not a number, not "all", without slashes or surrounding spaces, got ${show(name)}${where}`)
+  }
+}
+
+function checkDuplicates (specs, source) {
+  const seen = new Set()
+  for (const spec of specs) {
+    if (seen.has(spec.name)) {
+      throw new XpmError('XPM_ERR_DUPLICATE_APP', `two apps are named "${spec.name}"${source ? ` in ${source}` : ''}; app names must be unique`,
+        { details: { name: spec.name } })
+    }
+    seen.add(spec.name)
+  }
+}
+
+// One error for a list of problems: the first one's code and message, all of them in details.
+function throwProblems (problems) {
+  if (problems.length === 0) return
+  const [first] = problems
+  if (problems.length === 1) throw first
+  const more = problems.length - 1
+  throw new XpmError(first.code, `${first.message} (and ${more} more problem${more > 1 ? 's' : ''})`,
+    { details: { problems: problems.map((p) => ({ code: p.code, message: p.message })) } })
+}
+
+function checkAppObject (raw, label) {
+  if (!isPlainObject(raw)) {
+    throw new XpmError('XPM_ERR_CONFIG_INVALID', `Expected ${label} to be an object of options, got ${show(raw)}`)
+  }
+}
+
+module.exports = { parseAppOptions, parseFlags, checkName, checkDuplicates, throwProblems, checkAppObject }

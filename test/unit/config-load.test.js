@@ -1,0 +1,97 @@
+'use strict'
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { loadEcosystem, isEcosystemFile, resolveStart } = require('../../lib/config')
+
+const FIXTURES = path.join(__dirname, '..', 'fixtures', 'ecosystems')
+const fixture = (name) => path.join(FIXTURES, name)
+const env = { PATH: process.env.PATH }
+
+test('isEcosystemFile: ecosystem*, *.config.* and .json are configs; a plain script is not', () => {
+  for (const name of ['ecosystem.config.js', 'ecosystem.config.cjs', 'ecosystem.mjs', 'ecosystem.json', 'ecosystem-prod.js',
+    'dir/xpm.config.js', 'apps.config.mjs', 'apps.json', 'pm2.yml']) {
+    assert.equal(isEcosystemFile(name), true, name)
+  }
+  for (const name of ['server.js', 'app.mjs', 'config.js', 'run.sh', 'ecosystem', 'api', '3', 'my-ecosystem/server.js']) {
+    assert.equal(isEcosystemFile(name), false, name)
+  }
+})
+
+test('each format loads: .js, .cjs, .mjs with export default, .json, bare array', async () => {
+  const names = async (file) => (await resolveStart({ target: fixture(file), env })).specs.map((s) => s.name)
+  assert.deepEqual(await names('ecosystem.config.js'), ['api', 'worker', 'nested'])
+  assert.deepEqual(await names('ecosystem.config.cjs'), ['cjs-app'])
+  assert.deepEqual(await names('ecosystem.config.mjs'), ['mjs-app'])
+  assert.deepEqual(await names('ecosystem.json'), ['json-app'])
+  assert.deepEqual(await names('bare-array.config.js'), ['app'])
+
+  const mjs = (await resolveStart({ target: fixture('ecosystem.config.mjs'), env })).specs[0]
+  assert.equal(mjs.logs.rotate.size, 1024 * 1024)
+  assert.equal(mjs.minUptime, 2000)
+  const cjs = (await resolveStart({ target: fixture('ecosystem.config.cjs'), env })).specs[0]
+  assert.equal(cjs.maxMemoryRestart, 200 * 1024 * 1024)
+})
+
+test('a .json file that contains JavaScript is rejected and never executed', async () => {
+  const marker = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-json-')), 'executed')
+  process.env.XPM_JSON_MARKER = marker
+  try {
+    await assert.rejects(resolveStart({ target: fixture('ecosystem-with-js.json'), env }), (err) => {
+      assert.equal(err.code, 'XPM_ERR_CONFIG_LOAD')
+      assert.equal(err.exitCode, 2)
+      assert.match(err.message, /is not valid JSON \(it is parsed, never run\)/)
+      return true
+    })
+    assert.equal(fs.existsSync(marker), false, 'the .json file must not have been evaluated')
+  } finally {
+    delete process.env.XPM_JSON_MARKER
+  }
+})
+
+test('a changed .js and .mjs file is read again in the same process', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-fresh-'))
+  fs.writeFileSync(path.join(dir, 'app.js'), '')
+  for (const [file, write] of [
+    ['ecosystem.config.js', (n) => `module.exports = { apps: [{ name: '${n}', script: 'app.js' }] }`],
+    ['ecosystem.config.mjs', (n) => `export default { apps: [{ name: '${n}', script: 'app.js' }] }`]
+  ]) {
+    fs.writeFileSync(path.join(dir, file), write('first'))
+    assert.equal((await loadEcosystem(path.join(dir, file))).apps[0].name, 'first')
+    fs.writeFileSync(path.join(dir, file), write('second'))
+    assert.equal((await loadEcosystem(path.join(dir, file))).apps[0].name, 'second')
+  }
+})
+
+test('a .js ecosystem in a "type": "module" package is imported as ESM', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-esm-'))
+  fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }')
+  fs.writeFileSync(path.join(dir, 'app.js'), '')
+  fs.writeFileSync(path.join(dir, 'ecosystem.config.js'), "export default { apps: [{ name: 'esm', script: 'app.js' }] }")
+  assert.equal((await loadEcosystem(path.join(dir, 'ecosystem.config.js'))).apps[0].name, 'esm')
+})
+
+test('bad shapes and missing files are XPM_ERR_CONFIG_LOAD or UNKNOWN_KEY, one line each', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-shape-'))
+  const write = (name, text) => { fs.writeFileSync(path.join(dir, name), text); return path.join(dir, name) }
+  const cases = [
+    [write('a.json', '{ "apps": [] }'), 'XPM_ERR_CONFIG_LOAD', /has no apps/],
+    [write('b.json', '{ "app": [] }'), 'XPM_ERR_CONFIG_UNKNOWN_KEY', /unknown top-level key "app" .* did you mean "apps"\?/],
+    [write('c.json', '"apps"'), 'XPM_ERR_CONFIG_LOAD', /must export \{ apps: \[\.\.\.\] \}/],
+    [write('d.config.js', 'throw new Error("boom")'), 'XPM_ERR_CONFIG_LOAD', /failed to load: boom/],
+    [write('e.yml', 'apps: []'), 'XPM_ERR_CONFIG_LOAD', /YAML/],
+    [write('f.json', '{ "apps": ["app.js"] }'), 'XPM_ERR_CONFIG_INVALID', /Expected app #1 .* to be an object of options, got "app.js"/],
+    [path.join(dir, 'ecosystem.missing.json'), 'XPM_ERR_CONFIG_LOAD', /does not exist/]
+  ]
+  for (const [file, code, message] of cases) {
+    await assert.rejects(resolveStart({ target: file, env }), (err) => {
+      assert.equal(err.code, code, file)
+      assert.match(err.message, message)
+      assert.doesNotMatch(err.message, /\n/)
+      return true
+    })
+  }
+})

@@ -1,0 +1,233 @@
+'use strict'
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { resolveStart, normalizeApp, validateSpec, checkSpec } = require('../../lib/config')
+const { suggest, distance } = require('../../lib/config/suggest')
+
+const FIXTURES = path.join(__dirname, '..', 'fixtures', 'ecosystems')
+const env = { PATH: process.env.PATH }
+const app = (raw, opts = {}) => normalizeApp({ script: 'app.js', ...raw }, { baseDir: FIXTURES, env, cpus: 8, ...opts })
+
+function rejects (promise, code, message) {
+  return assert.rejects(promise, (err) => {
+    assert.equal(err.code, code)
+    assert.equal(err.exitCode, 2)
+    if (typeof message === 'string') assert.equal(err.message, message)
+    else assert.match(err.message, message)
+    return true
+  })
+}
+
+test('a misspelled key fails with the nearest known key', async () => {
+  await rejects(resolveStart({ target: path.join(FIXTURES, 'misspelled.config.js'), env }),
+    'XPM_ERR_CONFIG_UNKNOWN_KEY', 'unknown option "kill_timout" in app "api" — did you mean "kill_timeout"?')
+  assert.throws(() => app({ name: 'w', killTimeout: 5 }), { message: 'unknown option "killTimeout" in app "w" — did you mean "kill_timeout"?' })
+  assert.throws(() => app({ name: 'w', flavour: 'vanilla' }), { message: 'unknown option "flavour" in app "w"' })
+})
+
+test('suggest: close typos only', () => {
+  assert.equal(distance('kill_tiemout', 'kill_timeout'), 1)
+  assert.equal(suggest('instnces', ['instances', 'name']), 'instances')
+  assert.equal(suggest('exec-mode', ['exec_mode']), 'exec_mode')
+  assert.equal(suggest('zzz', ['name', 'args']), null)
+})
+
+test('a wrong type names the app, the key, what was expected and what was given', async () => {
+  await rejects(resolveStart({ target: path.join(FIXTURES, 'wrong-type.json'), env }), 'XPM_ERR_CONFIG_INVALID',
+    'Expected `instances` to be a number, "max" or a negative number, got "maxx" in app "api"')
+  assert.throws(() => app({ name: 'a', kill_timeout: '5000' }), {
+    message: 'Expected `kill_timeout` to be a duration like "200ms", "5s", "2m", "1h" or a number of milliseconds, got "5000" in app "a"'
+  })
+  assert.throws(() => app({ name: 'a', autorestart: 'no' }), { message: 'Expected `autorestart` to be true or false, got "no" in app "a"' })
+  assert.throws(() => app({ name: 'a', env: { A: { nested: 1 } } }), { code: 'XPM_ERR_CONFIG_INVALID', message: /`env`/ })
+  assert.throws(() => app({ name: 'a', exec_mode: 'cluter' }), { message: /Expected `exec_mode` to be "cluster" or "fork", got "cluter"/ })
+  assert.throws(() => app({ name: 'a', kill_signal: 'SIGNOPE' }), { message: /`kill_signal`/ })
+  assert.throws(() => app({ name: 'a', cron_restart: 'every day' }), { message: /`cron_restart`/ })
+  assert.throws(() => app({ name: 'a', log_type: 'xml' }), { message: /`log_type`/ })
+  assert.throws(() => app({ name: 'a', stop_exit_codes: [0, 300] }), { message: /`stop_exit_codes`/ })
+  assert.throws(() => app({ name: '42' }), { code: 'XPM_ERR_CONFIG_INVALID', message: /`name`/ })
+  assert.throws(() => app({ name: 'all' }), { code: 'XPM_ERR_CONFIG_INVALID' })
+  assert.throws(() => normalizeApp({ name: 'x' }, { baseDir: FIXTURES, env }), { message: 'Expected `script` to be a path, got nothing in app "x"' })
+})
+
+test('several problems in one file: first message, count of the rest, all in details', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-many-'))
+  const file = path.join(dir, 'ecosystem.json')
+  fs.writeFileSync(file, JSON.stringify({ apps: [{ name: 'a', script: 'x.js', instances: 'lots' }, { name: 'b', script: 'x.js', foo: 1 }] }))
+  await rejects(resolveStart({ target: file, env }), 'XPM_ERR_CONFIG_INVALID', /got "lots" in app "a" \(and 1 more problem\)$/)
+})
+
+test('duplicate app names are rejected', async () => {
+  await rejects(resolveStart({ target: path.join(FIXTURES, 'duplicate.json'), env }), 'XPM_ERR_DUPLICATE_APP', /two apps are named "api"/)
+})
+
+test('a missing script is rejected with the path it looked for', async () => {
+  await rejects(resolveStart({ target: path.join(FIXTURES, 'missing-script.json'), env }), 'XPM_ERR_SCRIPT_NOT_FOUND',
+    `script "not-here.js" in app "ghost" not found: ${path.join(FIXTURES, 'not-here.js')} does not exist`)
+  await rejects(resolveStart({ target: 'nope.js', cwd: FIXTURES, env }), 'XPM_ERR_SCRIPT_NOT_FOUND', /nope\.js/)
+  await rejects(resolveStart({ target: './sub', cwd: FIXTURES, env }), 'XPM_ERR_SCRIPT_NOT_FOUND', /is not a file/)
+})
+
+test('a script without a slash that is not in cwd is looked up on PATH', () => {
+  const spec = normalizeApp({ script: 'sh', name: 'shell' }, { baseDir: FIXTURES, env })
+  assert.ok(path.isAbsolute(spec.script))
+  assert.equal(spec.interpreter, 'none')
+  assert.equal(spec.execMode, 'fork')
+})
+
+test('instances: N, "max", 0, -1, -N; anything else is rejected', () => {
+  assert.equal(app({ instances: 3 }).instances, 3)
+  assert.equal(app({ instances: 'max' }).instances, 8)
+  assert.equal(app({ instances: 0 }).instances, 8)
+  assert.equal(app({ instances: -1 }).instances, 7)
+  assert.equal(app({ instances: -3 }).instances, 5)
+  assert.equal(app({ instances: -20 }).instances, 1)
+  assert.equal(app({}).instances, 1)
+  assert.equal(normalizeApp({ script: 'app.js', instances: 'max' }, { baseDir: FIXTURES, env }).instances, os.availableParallelism())
+  for (const bad of ['maxx', 1.5, true, '2x', null]) {
+    assert.throws(() => app({ instances: bad }), { code: 'XPM_ERR_CONFIG_INVALID', message: /^Expected `instances` to be a number, "max" or a negative number, got / })
+  }
+})
+
+test('exec mode: cluster with instances on node, fork otherwise; aliases; cluster needs node', () => {
+  assert.equal(app({}).execMode, 'fork')
+  assert.equal(app({ instances: 2 }).execMode, 'cluster')
+  assert.equal(app({ instances: 1 }).execMode, 'cluster')
+  assert.equal(app({ instances: 2, exec_mode: 'fork' }).execMode, 'fork')
+  assert.equal(app({ exec_mode: 'cluster_mode' }).execMode, 'cluster')
+  assert.equal(app({ exec_mode: 'fork_mode', instances: 2 }).execMode, 'fork')
+  assert.equal(app({ interpreter: 'python3', instances: 2 }).execMode, 'fork')
+  assert.throws(() => app({ name: 'py', interpreter: 'python3', exec_mode: 'cluster' }), {
+    code: 'XPM_ERR_CONFIG_INVALID', message: /cluster mode runs Node scripts only.* in app "py"/
+  })
+})
+
+test('interpreter: explicit wins, then the extension, then the executable bit', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-interp-'))
+  for (const f of ['a.mjs', 'a.cjs', 'a.py', 'a.sh', 'plain', 'data.txt']) fs.writeFileSync(path.join(dir, f), '')
+  fs.writeFileSync(path.join(dir, 'tool'), '#!/bin/sh\n', { mode: 0o755 })
+  const interp = (script, raw = {}) => normalizeApp({ script, ...raw }, { baseDir: dir, env }).interpreter
+  assert.equal(interp('a.mjs'), 'node')
+  assert.equal(interp('a.cjs'), 'node')
+  assert.equal(interp('a.py'), 'python3')
+  assert.equal(interp('a.sh'), 'bash')
+  assert.equal(interp('tool'), 'none')
+  assert.equal(interp('plain'), 'node')
+  assert.equal(interp('data.txt'), 'node')
+  assert.equal(interp('a.py', { interpreter: '/usr/bin/python3.12' }), '/usr/bin/python3.12')
+  assert.equal(normalizeApp({ script: 'a.py' }, { baseDir: dir, env }).metrics, false, 'no agent outside node')
+})
+
+test('defaults match the normalized spec of CONTEXT and validateSpec accepts it', () => {
+  const spec = app({ name: 'd' })
+  assert.deepEqual(
+    { ...spec, env: undefined, script: undefined, cwd: undefined },
+    {
+      name: 'd',
+      script: undefined,
+      cwd: undefined,
+      env: undefined,
+      args: [],
+      interpreter: 'node',
+      nodeArgs: [],
+      instances: 1,
+      execMode: 'fork',
+      autorestart: true,
+      maxRestarts: 16,
+      restartWindow: 60000,
+      minUptime: 1000,
+      restartDelay: 0,
+      expBackoffRestartDelay: 100,
+      maxBackoffDelay: 15000,
+      stopExitCodes: [],
+      killTimeout: 5000,
+      killSignal: 'SIGINT',
+      listenTimeout: 8000,
+      waitReady: false,
+      shutdownWithMessage: false,
+      metrics: true,
+      watch: false,
+      ignoreWatch: [],
+      watchDelay: 1000,
+      maxMemoryRestart: null,
+      cronRestart: null,
+      logs: {
+        outFile: null,
+        errorFile: null,
+        logFile: null,
+        perInstance: false,
+        time: false,
+        dateFormat: null,
+        json: false,
+        rotate: { size: 10485760, maxFiles: 10, interval: null, compress: false }
+      }
+    })
+  assert.deepEqual(checkSpec(spec), [])
+  assert.equal(validateSpec(spec), spec)
+})
+
+test('option values reach the spec', () => {
+  const spec = app({
+    args: '--port "3 000"',
+    node_args: ['--max-old-space-size=64'],
+    autorestart: false,
+    max_restarts: 3,
+    restart_window: '30s',
+    min_uptime: '2s',
+    restart_delay: 250,
+    exp_backoff_restart_delay: '1s',
+    max_backoff_delay: '1m',
+    stop_exit_codes: 0,
+    kill_timeout: '3s',
+    kill_signal: 'sigterm',
+    listen_timeout: '10s',
+    wait_ready: true,
+    shutdown_with_message: true,
+    merge_logs: false,
+    log_date_format: 'YYYY',
+    time: true,
+    log_type: 'json',
+    log_max_size: '1M',
+    log_max_files: 3,
+    log_interval: '1d',
+    log_compress: true,
+    metrics: false,
+    ignore_watch: 'tmp,*.log',
+    watch_delay: '2s',
+    max_memory_restart: '100M',
+    cron_restart: '0 3 * * *',
+    interpreter_args: '--inspect'
+  })
+  assert.deepEqual(spec.args, ['--port', '3 000'])
+  assert.deepEqual(spec.nodeArgs, ['--inspect'], 'the alias interpreter_args, given last, wins')
+  assert.deepEqual([spec.autorestart, spec.maxRestarts, spec.restartWindow, spec.minUptime, spec.restartDelay], [false, 3, 30000, 2000, 250])
+  assert.deepEqual([spec.expBackoffRestartDelay, spec.maxBackoffDelay, spec.stopExitCodes], [1000, 60000, [0]])
+  assert.deepEqual([spec.killTimeout, spec.killSignal, spec.listenTimeout, spec.waitReady, spec.shutdownWithMessage], [3000, 'SIGTERM', 10000, true, true])
+  assert.deepEqual(spec.logs, {
+    outFile: null,
+    errorFile: null,
+    logFile: null,
+    perInstance: true,
+    time: true,
+    dateFormat: 'YYYY',
+    json: true,
+    rotate: { size: 1048576, maxFiles: 3, interval: 86400000, compress: true }
+  })
+  assert.deepEqual([spec.metrics, spec.ignoreWatch, spec.watchDelay, spec.maxMemoryRestart, spec.cronRestart],
+    [false, ['tmp', '*.log'], 2000, 100 * 1024 * 1024, '0 3 * * *'])
+  assert.deepEqual(checkSpec(spec), [])
+})
+
+test('validateSpec lists what is wrong with a spec from the socket', () => {
+  const spec = { ...app({ name: 'x' }), script: 'relative.js', instances: 0, execMode: 'cluster', interpreter: 'python3' }
+  const problems = checkSpec(spec)
+  assert.ok(problems.some((p) => p.startsWith('script should be an absolute path')))
+  assert.ok(problems.some((p) => p.startsWith('instances should be')))
+  assert.ok(problems.includes('execMode "cluster" needs interpreter "node"'))
+  assert.throws(() => validateSpec(spec), { code: 'XPM_ERR_CONFIG_INVALID', message: /^Invalid app spec "x": / })
+  assert.deepEqual(checkSpec(null), ['an app spec should be an object, got null'])
+})
