@@ -52,7 +52,7 @@ async function main () {
     await logSink?.close()
     await fs.promises.rm(paths.pidFile, { force: true })
     logger.info({ event: 'exit' }, 'daemon exiting')
-    logger.flush?.()
+    await logger.close?.()
     process.exit(0)
   }
 

@@ -54,8 +54,8 @@ class Instance extends EventEmitter {
   launch () {
     clearTimeout(this.restartTimer)
     this.restartTimer = null
-    this.setStatus(STATUS.LAUNCHING)
     const handle = this.deps.launch(this.spec, this.env())
+    this.setStatus(STATUS.LAUNCHING, { pid: handle.pid })
     this.adopt(handle)
     return handle
   }

@@ -1,0 +1,162 @@
+'use strict'
+
+// Pure text formatting for the monit dashboard: numbers to short labels, numbers to block charts,
+// and fitting columns into a width. No blessed here, so it is unit-tested on plain strings.
+
+const BLOCKS = '▁▂▃▄▅▆▇█'
+const UNITS = ['B', 'KB', 'MB', 'GB', 'TB']
+
+function isNumber (n) {
+  return typeof n === 'number' && Number.isFinite(n)
+}
+
+function formatBytes (n) {
+  if (!isNumber(n) || n < 0) return '-'
+  let i = 0
+  while (n >= 1024 && i < UNITS.length - 1) {
+    n /= 1024
+    i++
+  }
+  if (i === 0) return `${Math.round(n)} B`
+  return `${n.toFixed(n >= 100 ? 0 : 1)} ${UNITS[i]}`
+}
+
+function formatPercent (p, digits = 1) {
+  if (!isNumber(p)) return '-'
+  return `${p.toFixed(digits)}%`
+}
+
+// elu is a 0..1 ratio; shown as a percentage.
+function formatRatio (r) {
+  return isNumber(r) ? formatPercent(r * 100) : '-'
+}
+
+function formatMs (ms) {
+  if (!isNumber(ms)) return '-'
+  if (ms < 10) return `${ms.toFixed(2)} ms`
+  if (ms < 100) return `${ms.toFixed(1)} ms`
+  return `${Math.round(ms)} ms`
+}
+
+function formatDuration (ms) {
+  if (!isNumber(ms) || ms < 0) return '-'
+  const s = Math.floor(ms / 1000)
+  if (s < 60) return `${s}s`
+  const m = Math.floor(s / 60)
+  if (m < 60) return `${m}m ${s % 60}s`
+  const h = Math.floor(m / 60)
+  if (h < 24) return `${h}h ${String(m % 60).padStart(2, '0')}m`
+  return `${Math.floor(h / 24)}d ${h % 24}h`
+}
+
+// Local wall-clock HH:MM:SS for log lines; time may be epoch ms or an ISO string.
+function formatClock (time) {
+  const d = new Date(time)
+  if (Number.isNaN(d.getTime())) return '--:--:--'
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':')
+}
+
+// A bar chart of the last `width` values, `height` rows tall, top row first. Missing values
+// (null) are blank columns; any present value, even 0, shows at least the lowest block so a
+// flat-zero series is visibly different from no data. Short series are right-aligned.
+function barChart (values, { width, height = 1, max } = {}) {
+  if (!(width > 0) || !(height > 0)) return []
+  const tail = values.slice(-width)
+  const present = tail.filter(isNumber)
+  const top = isNumber(max) && max > 0 ? max : Math.max(0, ...present)
+  const levels = new Array(width - tail.length).fill(-1)
+  for (const v of tail) {
+    if (!isNumber(v)) levels.push(-1)
+    else levels.push(Math.max(1, top > 0 ? Math.round(Math.min(v, top) / top * height * 8) : 1))
+  }
+  const rows = []
+  for (let r = height - 1; r >= 0; r--) {
+    let line = ''
+    for (const level of levels) {
+      const fill = Math.min(8, level - r * 8)
+      line += fill > 0 ? BLOCKS[fill - 1] : ' '
+    }
+    rows.push(line)
+  }
+  return rows
+}
+
+function sparkline (values, width, opts = {}) {
+  return barChart(values, { ...opts, width, height: 1 })[0] ?? ''
+}
+
+function truncate (text, width) {
+  text = String(text)
+  if (width <= 0) return ''
+  if (text.length <= width) return text
+  return width === 1 ? '…' : text.slice(0, width - 1) + '…'
+}
+
+// Greedy word wrap; words longer than the width are cut.
+function wrapWords (text, width) {
+  if (width <= 0) return []
+  const lines = []
+  let line = ''
+  for (const word of String(text).split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line)
+      line = ''
+    }
+    line = truncate(line ? `${line} ${word}` : word, width)
+  }
+  if (line) lines.push(line)
+  return lines
+}
+
+function pad (text, width, align = 'left') {
+  text = truncate(text, width)
+  return align === 'right' ? text.padStart(width) : text.padEnd(width)
+}
+
+// Widths for columns [{ width, flex, drop }] in `total` characters with one space between
+// columns: fixed columns keep their width, flex columns share what is left. When even the
+// minimum widths do not fit, columns with a `drop` rank are hidden (width 0), highest rank
+// first, and as a last resort the first column is cut to the total.
+function fitColumns (columns, total) {
+  const widths = columns.map((c) => c.width)
+  const used = () => widths.reduce((sum, w) => sum + (w > 0 ? w + 1 : 0), 0) - 1
+  const droppable = columns.map((c, i) => i).filter((i) => columns[i].drop).sort((a, b) => columns[b].drop - columns[a].drop)
+  for (const i of droppable) {
+    if (used() <= total) break
+    widths[i] = 0
+  }
+  const flex = columns.map((c, i) => i).filter((i) => columns[i].flex && widths[i] > 0)
+  if (flex.length && used() < total) {
+    const spare = total - used()
+    flex.forEach((i, k) => { widths[i] += Math.floor(spare / flex.length) + (k < spare % flex.length ? 1 : 0) })
+  }
+  for (let i = widths.length - 1; i > 0 && used() > total; i--) widths[i] = 0
+  if (used() > total) widths[0] = Math.max(0, total)
+  return widths
+}
+
+// decorate(index, paddedText) lets the caller color a cell after padding, so tags never count
+// towards the width.
+function formatRow (cells, columns, widths, decorate = (i, text) => text) {
+  return cells
+    .map((cell, i) => (widths[i] > 0 ? decorate(i, pad(cell, widths[i], columns[i].align)) : null))
+    .filter((cell) => cell !== null)
+    .join(' ')
+}
+
+module.exports = {
+  BLOCKS,
+  formatBytes,
+  formatPercent,
+  formatRatio,
+  formatMs,
+  formatDuration,
+  formatClock,
+  barChart,
+  sparkline,
+  truncate,
+  wrapWords,
+  pad,
+  fitColumns,
+  formatRow
+}

@@ -1,0 +1,94 @@
+'use strict'
+
+// `xpm monit`: subscribes to the daemon's process and log pushes and drives the dashboard.
+// It repaints on each push (~1 Hz), on key presses and on resize; log lines arriving between
+// pushes are coalesced into at most one extra paint per LOG_PAINT_MS. No timer runs while idle.
+
+const { MonitModel } = require('./model')
+
+const LOG_PAINT_MS = 200
+const GONE_MESSAGE = 'xpm monit: the xpm daemon went away'
+
+// Resolves with the exit code: 0 when the user quits, 1 when the daemon goes away.
+// The caller owns the client and closes it afterwards.
+async function runMonit ({ client, stdout = process.stdout, stdin = process.stdin, stderr = process.stderr, model = new MonitModel() }) {
+  const early = []
+  let handle = (msg) => early.push(msg)
+  let gone = false
+  const onEvent = (msg) => handle(msg)
+  const onClose = () => { gone = true; handle({ event: 'close' }) }
+  client.on('event', onEvent)
+  client.on('close', onClose)
+  const detach = () => {
+    client.off('event', onEvent)
+    client.off('close', onClose)
+  }
+
+  let reply
+  try {
+    reply = await client.request('subscribe', { topics: ['processes', 'logs'] })
+  } catch (err) {
+    detach()
+    throw err
+  }
+  model.seed(reply || {})
+  if (gone) {
+    detach()
+    stderr.write(GONE_MESSAGE + '\n')
+    return 1
+  }
+
+  const { createScreen } = require('./screen')
+  const view = createScreen({ stdin, stdout })
+
+  return new Promise((resolve) => {
+    let timer = null
+    let done = false
+    const draw = () => {
+      if (done) return
+      clearTimeout(timer)
+      timer = null
+      view.draw(model)
+    }
+    const finish = (code, message) => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      detach()
+      process.off('SIGTERM', onSignal)
+      process.off('SIGHUP', onSignal)
+      view.destroy()
+      if (message) stderr.write(message + '\n')
+      resolve(code)
+    }
+    // Restore the terminal when killed; without this the shell is left in the alternate screen.
+    const onSignal = (signal) => finish(signal === 'SIGHUP' ? 129 : 143)
+    process.on('SIGTERM', onSignal)
+    process.on('SIGHUP', onSignal)
+
+    handle = ({ event, data }) => {
+      if (event === 'processes') {
+        model.setProcesses(data)
+        draw()
+      } else if (event === 'log') {
+        if (model.addLog(data) && !timer) timer = setTimeout(draw, LOG_PAINT_MS)
+      } else if (event === 'close') {
+        finish(1, GONE_MESSAGE)
+      }
+    }
+    for (const msg of early.splice(0)) handle(msg)
+    if (done) return
+
+    view.onKey(['q', 'escape', 'C-c'], () => finish(0))
+    view.onKey(['up', 'k'], () => model.move(-1) && draw())
+    view.onKey(['down', 'j'], () => model.move(1) && draw())
+    view.onKey(['pageup'], () => model.move(-10) && draw())
+    view.onKey(['pagedown'], () => model.move(10) && draw())
+    view.onKey(['home', 'g'], () => model.moveTo(0) && draw())
+    view.onKey(['end', 'S-g'], () => model.moveTo(model.processes.length - 1) && draw())
+    view.onResize(draw)
+    draw()
+  })
+}
+
+module.exports = { runMonit, GONE_MESSAGE }
