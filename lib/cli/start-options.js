@@ -12,7 +12,7 @@ function addStartOptions (command) {
     command.option(option.flag, flagDescription(option))
   }
   command
-    .option('-f, --force', 'start another copy even if an app of that name already runs')
+    .option('-f, --force', 'replace an app of that name that already runs: restart it with this spec')
     .option('--only <names>', 'with an ecosystem file: only these apps (comma-separated)')
     .option('--env <name>', 'with an ecosystem file: merge env_<name> over env')
     .option('--update-env', 'replace the app\'s environment with the CLI\'s current one')

@@ -24,7 +24,7 @@ const OPTIONS = [
   { key: 'env_file', target: 'env', type: 'path', flag: '--env-file <file>', description: 'A dotenv file whose variables are merged over env (xpm)' },
   // Restarts
   { key: 'autorestart', target: 'autorestart', type: 'boolean', default: true, flag: '--no-autorestart', flagHelp: 'do not restart the app when it exits', description: 'Restart the app when it exits' },
-  { key: 'max_restarts', target: 'maxRestarts', type: 'count', default: 16, flag: '--max-restarts <n>', description: 'Unstable restarts allowed within restart_window before the app is marked errored' },
+  { key: 'max_restarts', target: 'maxRestarts', type: 'count', default: 16, flag: '--max-restarts <n>', description: 'Crashes allowed within restart_window before the app is marked errored (however long each run lasted)' },
   { key: 'restart_window', target: 'restartWindow', type: 'duration', default: 60000, description: 'Sliding window over which max_restarts is counted (xpm)' },
   { key: 'min_uptime', target: 'minUptime', type: 'duration', default: 1000, flag: '--min-uptime <duration>', description: 'A run shorter than this counts as unstable' },
   { key: 'restart_delay', target: 'restartDelay', type: 'duration', default: 0, flag: '--restart-delay <duration>', description: 'Fixed delay before each restart' },

@@ -43,7 +43,7 @@ test('a flood past the rotation limit: file count and size stay bounded, no line
   const res = await h.run(['start', fixture('spew-lines.js'), '--name', 'flood', '--log-max-size', '64K', '--log-max-files', '3'], { env: { SPEW_COUNT: '200000' } })
   assert.equal(res.code, 0, res.stderr)
   const file = path.join(h.home, 'logs', 'flood-out.log')
-  await waitFor(() => readLines(file).at(-1) === '' + (readLines(file).at(-1)) && readRotated(file).at(-1)?.endsWith(' 199999'), { timeout: 30000, message: 'the last line' })
+  await waitFor(() => readRotated(file).at(-1)?.endsWith(' 199999'), { timeout: 30000, message: 'the last line' })
   const files = fs.readdirSync(path.join(h.home, 'logs')).filter((f) => f.startsWith('flood-out.log'))
   assert.ok(files.length <= 4, files.join(','))
   const total = files.reduce((sum, f) => sum + fs.statSync(path.join(h.home, 'logs', f)).size, 0)
