@@ -12,13 +12,17 @@ const { launchForkProcess } = require('./launchers/fork')
 const { version } = require('../package.json')
 
 // The daemon: one per XPM_HOME, the cluster primary of every clustered app.
-async function main () {
+async function main (options = {}) {
   const paths = homePaths()
   fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 })
   fs.chmodSync(paths.home, 0o700)
   fs.mkdirSync(paths.logsDir, { recursive: true, mode: 0o700 })
 
-  if (!(await acquireLock(paths.home))) {
+  let locked = await acquireLock(paths.home)
+  // --foreground (systemd): wait for a daemon the CLI started to go away rather than exit in a loop
+  while (!locked && options.waitForLock) locked = await new Promise((resolve) => setTimeout(resolve, 1000)).then(() => acquireLock(paths.home))
+  if (!locked) {
+    if (options.runtime) throw new Error(`another xpm daemon already runs for ${paths.home}; give this one its own XPM_HOME`)
     process.exitCode = 0 // another daemon owns this XPM_HOME; the CLI will talk to it
     return
   }
@@ -29,8 +33,8 @@ async function main () {
   for (const key of Object.keys(process.env)) delete process.env[key]
   process.env.XPM_HOME = paths.home
 
-  const logger = createLogger(paths)
-  const logSink = createLogSink(paths, logger)
+  const logger = options.logger || createLogger(paths)
+  const logSink = createLogSink(paths, logger, options.logSink)
   const metrics = createMetrics()
   const supervisor = new Supervisor({
     launch: (spec, env) => (spec.execMode === 'cluster' ? launchClusterWorker : launchForkProcess)(spec, env),
@@ -39,6 +43,9 @@ async function main () {
     logger
   })
   const reloader = createReloader({ supervisor, logger })
+  const policies = require('./policies').createPolicies({ supervisor, reloader, metrics, logger, home: paths.home })
+  const persistence = require('./persistence').createPersistence({ paths, supervisor, logger, version, resurrect: options.resurrect, keepState: !options.runtime })
+  await persistence.prepare()
 
   let shuttingDown = false
   const shutdown = async () => {
@@ -47,17 +54,20 @@ async function main () {
     logger.info({ event: 'shutdown' }, 'stopping every app')
     server.close()
     for (const conn of connections) conn.socket.end()
+    policies.close()
+    await persistence.beforeShutdown()
     await supervisor.stopAll()
+    await persistence.afterShutdown()
     metrics?.stop()
     await logSink?.close()
     await fs.promises.rm(paths.pidFile, { force: true })
     logger.info({ event: 'exit' }, 'daemon exiting')
     await logger.close?.()
-    process.exit(0)
+    process.exit(options.exitCode?.() ?? 0)
   }
 
-  const methods = createMethods({ supervisor, logSink, metrics, reloader, shutdown, version })
-  const { server, connections } = createServer({ methods, version, logger })
+  const methods = createMethods({ supervisor, logSink, metrics, reloader, shutdown, version, persistence })
+  const { server, connections } = createServer({ methods, version, logger, hello: persistence.hello })
   await listenOnSocket(server, paths.socket)
   fs.writeFileSync(paths.pidFile, String(process.pid), { mode: 0o600 })
   metrics?.start()
@@ -69,7 +79,8 @@ async function main () {
   process.on('uncaughtException', (err) => logger.error({ event: 'error', err }, 'uncaught exception'))
   process.on('unhandledRejection', (err) => logger.error({ event: 'error', err }, 'unhandled rejection'))
   logger.info({ event: 'start', pid: process.pid, version, home: paths.home, node: process.version }, 'daemon started')
-  return { daemonEnv }
+  persistence.run().catch((err) => logger.error({ event: 'error', err }, 'restoring the saved state failed'))
+  return { daemonEnv, supervisor, shutdown }
 }
 
 // An abstract Unix socket named after XPM_HOME is the lock: the kernel frees it when the
@@ -119,9 +130,9 @@ function createLogger (paths) {
   return { info: log('info'), warn: log('warn'), error: log('error'), debug: () => {}, flush: () => {} }
 }
 
-function createLogSink (paths, logger) {
+function createLogSink (paths, logger, extra = {}) {
   const mod = optional(() => require('./logs'))
-  return mod ? mod.createLogSink({ logsDir: paths.logsDir, logger }) : null
+  return mod ? mod.createLogSink({ logsDir: paths.logsDir, logger, ...extra }) : null
 }
 
 function createMetrics () {
@@ -134,7 +145,12 @@ function createReloader ({ supervisor, logger }) {
   return mod ? mod.createReloader({ supervisor, logger }) : null
 }
 
-main().catch((err) => {
-  process.stderr.write(`xpm daemon failed to start: ${err.stack}\n`)
-  process.exit(1)
-})
+// `node daemon/index.js [--foreground] [--resurrect]`; lib/runtime calls main() in-process.
+if (require.main === module) {
+  main(require('./persistence/daemon-args').parseDaemonArgs(process.argv.slice(2))).catch((err) => {
+    process.stderr.write(`xpm daemon failed to start: ${err.stack}\n`)
+    process.exit(1)
+  })
+}
+
+module.exports = { main }

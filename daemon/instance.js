@@ -6,6 +6,7 @@ const { STATUS, assertTransition } = require('./process-state')
 const { decideRestart, policyFromSpec } = require('./restart-policy')
 const { stopProcess } = require('./stop-process')
 const { waitUntilReady } = require('./wait-ready')
+const { holdUnderWatch } = require('./policies/watch-crash')
 
 // One managed process slot: a stable id and instance index that outlive the OS processes that
 // fill it. Owns the crash → backoff → relaunch loop; emits 'status' on every change.
@@ -28,6 +29,7 @@ class Instance extends EventEmitter {
     this.restartTimer = null
     this.lastRestartDelay = 0
     this.lastRestartReason = null
+    this.nextRestartReason = null // set by a policy just before it restarts the slot through a reload
   }
 
   get name () { return this.app.name }
@@ -93,6 +95,7 @@ class Instance extends EventEmitter {
       this.setStatus(STATUS.ONLINE)
     }
     this.emit('status', { id: this.id, name: this.name, from: STATUS.ONLINE, to: STATUS.ONLINE, pid: handle.pid, reason: 'reloaded' })
+    this.noteRestart(this.nextRestartReason ?? 'reload')
   }
 
   waitReady ({ expectListen = this.app.listens } = {}) {
@@ -126,13 +129,13 @@ class Instance extends EventEmitter {
       if (this.status === STATUS.STOPPING) this.setStatus(STATUS.STOPPED, { exit })
       return
     }
-    const decision = decideRestart({
+    const decision = holdUnderWatch(this.spec, decideRestart({
       policy: policyFromSpec(this.spec),
       exit: { ...exit, uptime },
       crashTimes: this.crashTimes,
       unstableRuns: this.unstableRuns,
       now: performance.now()
-    })
+    }))
     const crash = exit.signal ? `crash (signal ${exit.signal})` : `crash (exit code ${exit.code})`
     this.lastExit.reason = decision.action === 'stopped' ? decision.reason : crash
     if (decision.action === 'stopped') {
@@ -150,8 +153,7 @@ class Instance extends EventEmitter {
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null
       if (this.status !== STATUS.WAITING) return
-      this.restarts++
-      this.lastRestartReason = crash
+      this.noteRestart(crash)
       this.launch()
     }, decision.delay)
   }
@@ -171,9 +173,16 @@ class Instance extends EventEmitter {
 
   async restart (reason = 'manual') {
     await this.stop()
+    this.noteRestart(this.nextRestartReason ?? reason)
+    return this.start()
+  }
+
+  // Every restart is counted here, with its reason, and announced once (the daemon log line).
+  noteRestart (reason) {
+    this.nextRestartReason = null
     this.restarts++
     this.lastRestartReason = reason
-    return this.start()
+    this.emit('restart', { id: this.id, name: this.name, instance: this.index, reason })
   }
 
   toJSON (metrics) {

@@ -4,7 +4,7 @@ const { XpmError } = require('../lib/errors')
 const { checkSpecs } = require('./check-specs')
 
 // The socket's method table: each entry validates its params and calls one room of the daemon.
-function createMethods ({ supervisor, logSink, metrics, reloader, shutdown, version }) {
+function createMethods ({ supervisor, logSink, metrics, reloader, shutdown, version, persistence = null }) {
   const target = (params) => {
     if (typeof params.target !== 'string' && typeof params.target !== 'number') {
       throw new XpmError('XPM_ERR_BAD_ARGUMENT', 'Expected `target` to be an app name, a process id or "all"')
@@ -68,6 +68,8 @@ function createMethods ({ supervisor, logSink, metrics, reloader, shutdown, vers
       return logSink?.flush(params.target && params.target !== 'all' ? String(params.target) : null)
     },
     reloadLogs: () => logSink?.reopen(),
+    ...persistence?.methods, // save, resurrect, prepareUpdate, ackRestored
+    ...require('./policies/methods').createPolicyMethods({ supervisor }), // scale, sendSignal, reset
 
     kill: () => {
       setImmediate(shutdown)

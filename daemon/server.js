@@ -8,7 +8,7 @@ const PUSH_HIGH_WATER = 1024 * 1024
 
 // The socket server: framing, dispatch and back-pressure. Whatever a client sends, the daemon
 // answers with an error or closes that one connection; it never throws out of here.
-function createServer ({ methods, version, logger }) {
+function createServer ({ methods, version, logger, hello = null }) {
   const connections = new Set()
 
   const server = net.createServer((socket) => {
@@ -20,7 +20,7 @@ function createServer ({ methods, version, logger }) {
       for (const dispose of conn.disposers) dispose()
     })
     socket.on('error', () => socket.destroy())
-    conn.push('hello', { protocol: PROTOCOL_VERSION, version, pid: process.pid })
+    conn.push('hello', { protocol: PROTOCOL_VERSION, version, pid: process.pid, ...hello?.() })
     const decoder = new LineDecoder({
       onMessage: (msg) => handle(conn, msg),
       onError: (err) => {

@@ -65,6 +65,7 @@ class Supervisor extends EventEmitter {
       this.emit('status', change)
       this.emit('change')
     })
+    instance.on('restart', (r) => this.logger?.info({ event: 'restart', app: r.name, id: r.id, instance: r.instance, reason: r.reason }, `${r.name}[${r.instance}] restart: ${r.reason}`))
     return instance
   }
 
@@ -140,6 +141,7 @@ class Supervisor extends EventEmitter {
 
   async stop (target) {
     const instances = this.resolve(target)
+    this.emit('command', { type: 'stop', instances }) // policies: a user stop also stops watch and cron
     await Promise.all(instances.map((i) => i.stop()))
     return { ids: instances.map((i) => i.id) }
   }
@@ -172,6 +174,11 @@ class Supervisor extends EventEmitter {
 
   async stopAll () {
     await Promise.all(this.allInstances().map((i) => i.stop()))
+  }
+
+  // Adds or removes instances of one app (change: 'n', '+n' or '-n'); see policies/scale.js.
+  scale (name, change) {
+    return require('./policies/scale').scaleApp(this, name, change)
   }
 
   list () {

@@ -24,7 +24,8 @@ const CODES = {
   XPM_ERR_SAVE_EMPTY: { exit: 1, summary: 'Saving would replace a non-empty app list with an empty one (use --force).' },
   XPM_ERR_DUMP_INVALID: { exit: 1, summary: 'The saved app list could not be read.' },
   XPM_ERR_FILE_EXISTS: { exit: 1, summary: 'A file that would be written already exists.' },
-  XPM_ERR_INTERNAL: { exit: 1, summary: 'An unexpected error inside xpm; the daemon log has details.' }
+  XPM_ERR_INTERNAL: { exit: 1, summary: 'An unexpected error inside xpm; the daemon log has details.' },
+  XPM_ERR_STARTUP_FAILED: { exit: 1, summary: 'The boot unit could not be written, enabled or removed (permissions, no systemd).' }
 }
 
 class XpmError extends Error {

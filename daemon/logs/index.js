@@ -15,9 +15,10 @@ const WRITE_PIECE = 16 * 1024
 // The daemon's log sink: owns every worker's stdout and stderr, writes whole lines to rotating
 // files, keeps the last lines of each file in memory and fans lines out to subscribers.
 class LogSink extends EventEmitter {
-  constructor ({ logsDir, logger = null, now = Date.now, highWaterMark, maxLineBytes = 64 * 1024, createStream } = {}) {
+  constructor ({ logsDir, logger = null, now = Date.now, highWaterMark, maxLineBytes = 64 * 1024, createStream, toConsole = null } = {}) {
     super()
     this.logsDir = logsDir
+    this.console = toConsole // { stdout, stderr }: container mode, lines to the console (see console-sink.js)
     this.logger = logger
     this.now = now
     this.fileOptions = { highWaterMark, createStream, logger }
@@ -63,6 +64,11 @@ class LogSink extends EventEmitter {
     if (route) return route
     const paths = this.paths(spec, instance)
     const rotate = normalizeRotate(spec.logs?.rotate)
+    if (this.console) {
+      route = require('./console-sink').consoleRoute(this, { app, spec, instance, paths, rotate })
+      app.routes.set(instance, route)
+      return route
+    }
     const out = this.file(paths.out, rotate, app, 'out', true)
     const err = this.file(paths.err, rotate, app, 'err', true)
     const combined = paths.combined ? this.file(paths.combined, rotate, app, null, false) : null

@@ -14,6 +14,7 @@ function action (fn, { autoStart = true } = {}) {
           const { connect } = require('../client')
           ctx.client = await connect({ autoStart })
           warnOnVersionSkew(ctx.client)
+          if (ctx.client.hello?.restored) await require('./commands/resurrect').noticeRestored(ctx.client)
         }
         return ctx.client
       }

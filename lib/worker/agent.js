@@ -1,10 +1,30 @@
 'use strict'
 
-// Preloaded into every Node worker with --require. Assembles the in-worker parts.
-if (typeof process.send === 'function') {
-  if (require('node:cluster').isWorker) {
-    const onDrain = require('./drain').installDrain()
-    // Cluster workers already keep their IPC channel referenced, so listening adds no liveness.
-    process.on('message', onDrain)
+// Preloaded into every Node worker the daemon starts (`--require <this file>`), before the app's
+// CommonJS or ES-module entry. It only assembles the in-worker modules; none of them keeps the
+// app alive or listens to the app's own IPC messages.
+//
+// Environment knobs: XPM_AGENT=0 turns the agent off; XPM_METRICS_INTERVAL is the report
+// interval in ms (default 1000, at least 100).
+
+const { intervalFrom, forgetPreload } = require('./options')
+
+// Long enough for an app's own 'disconnect' handler to close a server, short enough that a
+// restarted daemon finds the port free.
+const DISCONNECT_GRACE_MS = 1000
+
+function startAgent () {
+  forgetPreload(process.execArgv, __filename)
+  // No IPC channel (started by hand, or a worker thread inheriting execArgv): nobody to report to.
+  if (typeof process.send !== 'function' || process.env.XPM_AGENT === '0') return null
+  const ipc = require('./ipc')
+  const intervalMs = intervalFrom(process.env)
+  const { startMetricsReporter } = require('./metrics-reporter')
+  const { watchDisconnect } = require('./exit-on-disconnect')
+  return {
+    metrics: startMetricsReporter({ intervalMs, send: ipc.send, connected: ipc.connected }),
+    disconnect: watchDisconnect({ intervalMs, graceMs: DISCONNECT_GRACE_MS, connected: ipc.connected })
   }
 }
+
+module.exports = startAgent()

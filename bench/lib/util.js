@@ -1,0 +1,120 @@
+'use strict'
+
+const fs = require('node:fs')
+const net = require('node:net')
+const http = require('node:http')
+const { execFile } = require('node:child_process')
+const { setTimeout: delay } = require('node:timers/promises')
+
+const CLK_TCK = 100
+
+// Runs a program to completion; resolves { code, stdout, stderr, ms } and never rejects.
+function run (file, args, { env = process.env, cwd, timeout = 60000 } = {}) {
+  return new Promise((resolve) => {
+    const t0 = process.hrtime.bigint()
+    const child = execFile(file, args, { env, cwd, timeout, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr, ms, signal: err?.signal })
+    })
+    child.stdin.end()
+  })
+}
+
+// Like run() but rejects with the output when the program fails.
+async function runOk (file, args, opts) {
+  const res = await run(file, args, opts)
+  if (res.code !== 0) {
+    const what = `${file.split('/').pop()} ${args.join(' ')}`
+    throw new Error(`${what} exited ${res.code}${res.signal ? ` (${res.signal})` : ''}: ${(res.stderr || res.stdout).trim().split('\n').slice(-3).join(' | ')}`)
+  }
+  return res
+}
+
+async function waitFor (fn, { timeout = 15000, interval = 20, message = 'condition' } = {}) {
+  const deadline = Date.now() + timeout
+  let last
+  while (Date.now() < deadline) {
+    try {
+      const value = await fn()
+      if (value) return value
+    } catch (err) {
+      last = err
+    }
+    await delay(interval)
+  }
+  throw new Error(`timed out after ${timeout} ms waiting for ${message}${last ? `: ${last.message}` : ''}`)
+}
+
+function freePort () {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address()
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+// GET / on 127.0.0.1 over a fresh connection; resolves the body.
+function httpGet (port, { timeout = 2000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/', agent: false, timeout }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (d) => { body += d })
+      res.on('end', () => res.statusCode === 200 ? resolve(body) : reject(new Error(`status ${res.statusCode}`)))
+      res.on('error', reject)
+    })
+    req.on('timeout', () => req.destroy(new Error('timeout')))
+    req.on('error', reject)
+  })
+}
+
+function isAlive (pid) {
+  if (!pid) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return err.code === 'EPERM'
+  }
+}
+
+function kill (pid, signal = 'SIGKILL') {
+  try { process.kill(pid, signal) } catch {}
+}
+
+// Resident memory of a pid in bytes (VmRSS), or 0 when it is gone.
+function rss (pid) {
+  try {
+    const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)
+    return m ? Number(m[1]) * 1024 : 0
+  } catch {
+    return 0
+  }
+}
+
+// CPU seconds (user + system) a pid has used so far.
+function cpuSeconds (pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK
+}
+
+function children (pid) {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+  } catch {
+    return []
+  }
+}
+
+// Every descendant of pid, depth first.
+function descendants (pid) {
+  const out = []
+  for (const c of children(pid)) out.push(c, ...descendants(c))
+  return out
+}
+
+module.exports = { run, runOk, waitFor, freePort, httpGet, isAlive, kill, rss, cpuSeconds, children, descendants, delay }

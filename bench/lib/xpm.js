@@ -1,0 +1,73 @@
+'use strict'
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { Contender } = require('./contender')
+const { run, runOk, isAlive, waitFor } = require('./util')
+
+const ROOT = path.join(__dirname, '..', '..')
+const BIN = path.join(ROOT, 'bin', 'xpm')
+
+// xpm driven through its real CLI (bin/xpm), with a private XPM_HOME.
+class Xpm extends Contender {
+  constructor () {
+    super('xpm')
+    this.env = { ...process.env, XPM_HOME: this.home, FORCE_COLOR: '0' }
+    this.extraStartArgs = process.env.XPM_BENCH_NO_METRICS === '1' ? ['--no-metrics'] : []
+  }
+
+  cli (args, opts = {}) {
+    return run(process.execPath, [BIN, ...args], { env: { ...this.env, ...opts.env }, cwd: ROOT, timeout: opts.timeout })
+  }
+
+  cliOk (args, opts = {}) {
+    return runOk(process.execPath, [BIN, ...args], { env: { ...this.env, ...opts.env }, cwd: ROOT, timeout: opts.timeout })
+  }
+
+  version () {
+    return require(path.join(ROOT, 'package.json')).version
+  }
+
+  // app: { name, script, instances (0 = fork mode), env }
+  async start (app) {
+    const args = ['start', app.script, '--name', app.name, ...this.extraStartArgs]
+    if (app.instances) args.push('-i', String(app.instances))
+    const res = await this.cliOk(args, { env: app.env })
+    this.track(this.daemonPid())
+    return res
+  }
+
+  ping () { return this.cliOk(['ping']) }
+  list () { return this.cliOk(['list']) }
+  reload (name) { return this.cliOk(['reload', name]) }
+  remove (name) { return this.cliOk(['delete', name]) }
+
+  async jlist () {
+    const list = JSON.parse((await this.cliOk(['jlist'])).stdout)
+    for (const p of list) this.track(p.pid)
+    return list
+  }
+
+  async workerPids (name) {
+    return (await this.jlist()).filter((p) => p.name === name && p.status === 'online' && p.pid).map((p) => p.pid)
+  }
+
+  daemonPid () {
+    try { return Number(fs.readFileSync(path.join(this.home, 'daemon.pid'), 'utf8')) || 0 } catch { return 0 }
+  }
+
+  logsDir () { return path.join(this.home, 'logs') }
+
+  monitCommand () { return [process.execPath, BIN, 'monit'] }
+
+  async kill () {
+    const pid = this.daemonPid()
+    if (!pid || !isAlive(pid)) return
+    try { await this.jlist() } catch {}
+    await this.cli(['kill'], { timeout: 20000 })
+    await waitFor(() => !isAlive(pid), { timeout: 5000 }).catch(() => {})
+    await this.reap()
+  }
+}
+
+module.exports = { Xpm, BIN, ROOT }

@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+'use strict'
+
+// npm run bench [-- --quick] [--only cli,memory] [--rounds N] [--loader wrk|autocannon] [--fresh-tools]
+// Runs every measure in bench/measures against xpm, PM2 and a bare node:cluster primary, writes
+// docs/benchmarks.md and bench/results/latest.json, and prints the tables.
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { ensureTools } = require('./lib/tools')
+const { render } = require('./lib/report')
+const { Xpm } = require('./lib/xpm')
+const { Pm2 } = require('./lib/pm2')
+const { Raw } = require('./lib/raw')
+
+const MEASURES = ['cli', 'memory', 'throughput', 'reload', 'logs', 'monit', 'crash']
+const ROOT = path.join(__dirname, '..')
+
+function parseArgs (argv) {
+  const opts = { quick: false, only: MEASURES, rounds: null, loader: null, freshTools: false, write: true }
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    if (a === '--quick') opts.quick = true
+    else if (a === '--only') opts.only = argv[++i].split(',').map((s) => s.trim()).filter(Boolean)
+    else if (a === '--rounds') opts.rounds = Number(argv[++i])
+    else if (a === '--loader') opts.loader = argv[++i]
+    else if (a === '--fresh-tools') opts.freshTools = true
+    else if (a === '--no-write') opts.write = false
+    else if (a === '-h' || a === '--help') {
+      console.log('usage: node bench/run.js [--quick] [--only ' + MEASURES.join(',') + '] [--rounds N] [--loader wrk|autocannon] [--fresh-tools] [--no-write]')
+      process.exit(0)
+    } else throw new Error(`unknown option ${a}`)
+  }
+  const unknown = opts.only.filter((n) => !MEASURES.includes(n))
+  if (unknown.length) throw new Error(`unknown measure ${unknown.join(', ')}; expected some of ${MEASURES.join(', ')}`)
+  if (opts.loader && !['wrk', 'autocannon'].includes(opts.loader)) throw new Error(`--loader expects wrk or autocannon, got ${opts.loader}`)
+  return opts
+}
+
+function machine (tools, loader) {
+  return {
+    cpu: os.cpus()[0]?.model.trim() || 'unknown',
+    cores: os.availableParallelism(),
+    ramGB: Math.round(os.totalmem() / 1024 ** 3 * 10) / 10,
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    xpm: require(path.join(ROOT, 'package.json')).version,
+    pm2: tools.pm2,
+    loader: loader === 'wrk' ? `wrk ${tools.wrk}` : `autocannon ${tools.autocannon}`,
+    date: new Date().toISOString()
+  }
+}
+
+async function main () {
+  const opts = parseArgs(process.argv.slice(2))
+  const log = (msg) => process.stderr.write(`${msg}\n`)
+  const started = performance.now()
+  const tools = await ensureTools({ fresh: opts.freshTools, log })
+  if (opts.loader === 'wrk' && !tools.wrk) throw new Error('--loader wrk: wrk is not installed')
+  const loader = opts.loader || (tools.wrk ? 'wrk' : 'autocannon')
+
+  const live = new Set()
+  const make = { xpm: () => new Xpm(), pm2: () => new Pm2({ toolsDir: tools.dir }), raw: () => new Raw() }
+  const release = async (c) => {
+    live.delete(c)
+    await c.destroy().catch((err) => log(`  cleanup of ${c.name} failed: ${err.message}`))
+  }
+  const releaseAll = async () => { for (const c of [...live]) await release(c) }
+  let interrupted = false
+  const onSignal = async (sig) => {
+    if (interrupted) return
+    interrupted = true
+    log(`\n${sig}: cleaning up`)
+    await releaseAll()
+    process.exit(130)
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+
+  const ctx = {
+    quick: opts.quick,
+    loader,
+    tools,
+    log,
+    rounds: (normal, quick) => opts.rounds || (opts.quick ? quick : normal),
+    contenders: (names) => names.map((n) => {
+      const c = make[n]()
+      live.add(c)
+      return c
+    }),
+    release
+  }
+
+  const measures = []
+  for (const name of opts.only) {
+    const mod = require(`./measures/${name}`)
+    const t0 = performance.now()
+    log(`[bench] ${name}: ${mod.title}`)
+    const entry = { name, title: mod.title, description: mod.description }
+    try {
+      entry.rows = await mod.run(ctx)
+    } catch (err) {
+      entry.error = err.message
+      log(`  failed: ${err.message}`)
+    } finally {
+      await releaseAll()
+    }
+    entry.seconds = (performance.now() - t0) / 1000
+    log(`  done in ${entry.seconds.toFixed(1)} s`)
+    measures.push(entry)
+  }
+
+  const results = {
+    machine: machine(tools, loader),
+    options: { quick: opts.quick, only: opts.only, rounds: opts.rounds, xpmNoMetrics: process.env.XPM_BENCH_NO_METRICS === '1' },
+    seconds: (performance.now() - started) / 1000,
+    measures
+  }
+  const markdown = render(results)
+  if (opts.write) {
+    fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true })
+    fs.writeFileSync(path.join(__dirname, 'results', 'latest.json'), JSON.stringify(results, null, 2) + '\n')
+    fs.writeFileSync(path.join(ROOT, 'docs', 'benchmarks.md'), markdown)
+  }
+  process.stdout.write(markdown)
+}
+
+main().catch((err) => {
+  console.error(`bench: ${err.message}`)
+  process.exit(1)
+})

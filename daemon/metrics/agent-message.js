@@ -1,0 +1,20 @@
+'use strict'
+
+// The agent's IPC message: { 'xpm:agent': 'metrics', data: { heapUsed, ..., elu } }. Apps share
+// the channel, so only known numeric fields are kept.
+const FIELDS = ['heapUsed', 'heapTotal', 'rss', 'elP50', 'elP95', 'elP99', 'elMax', 'elu']
+
+// undefined: not a metrics report (other 'xpm:agent' kinds belong to other modules).
+// null: a metrics report without usable data.
+function agentMetrics (msg) {
+  if (msg === null || typeof msg !== 'object' || msg['xpm:agent'] !== 'metrics') return undefined
+  if (msg.data === null || typeof msg.data !== 'object') return null
+  const out = {}
+  for (const key of FIELDS) {
+    const value = msg.data[key]
+    out[key] = typeof value === 'number' && Number.isFinite(value) ? value : null
+  }
+  return out
+}
+
+module.exports = { agentMetrics, FIELDS }

@@ -1,0 +1,150 @@
+'use strict'
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { XpmError } = require('../../lib/errors')
+const { writeFileAtomic, readJsonFile } = require('./atomic-write')
+const { serializeState, parseState, countInstances, summarizeApps } = require('./state-format')
+const { appsSnapshot } = require('./snapshot')
+const { registerApps, startRegistered } = require('./restore')
+const { reapOrphans } = require('./reap-orphans')
+const { StateKeeper } = require('./state-keeper')
+
+// Everything the daemon keeps on disk about its apps:
+//   state.json   the desired state, saved after every change (crash recovery);
+//   dump.json    what `xpm save` wrote (+ dump.json.bak, the save before), for `xpm resurrect`
+//                and for `--resurrect` at boot;
+//   update.json  the hand-over from an old daemon to a new one during `xpm update`.
+// At start-up: stop the processes a crashed daemon left behind, then restore, in this order:
+// update.json if present, else state.json if the previous daemon did not shut down cleanly,
+// else dump.json when started with --resurrect. A clean `xpm kill` restores nothing.
+function createPersistence ({ paths, supervisor, logger = null, version = null, resurrect = false, keepState = true, now = Date.now }) {
+  const updateFile = path.join(paths.home, 'update.json')
+  const daemon = { pid: process.pid, version }
+  const pending = new Map()
+  const keeper = keepState ? new StateKeeper({ file: paths.stateFile, supervisor, pending, daemon, logger, now }) : null
+  let previous = null
+  let plan = null // { source, file, registered, skipped }
+  let notice = null
+  let busy = Promise.resolve()
+  // one save or restore at a time: two `xpm save` must not share dump.json.tmp
+  const serial = (fn) => {
+    const run = busy.then(fn)
+    busy = run.catch(() => {})
+    return run
+  }
+
+  const load = async (file, { fallback = false } = {}) => {
+    const read = await readJsonFile(file, { fallback })
+    return read ? { from: read.from, state: parseState(read.value, { file: read.from }) } : null
+  }
+
+  // Before the socket listens: decide what to restore and register it (fast, no process started),
+  // so the first client already sees the apps and the notice.
+  async function prepare () {
+    if (!keepState) return
+    try {
+      previous = (await load(paths.stateFile))?.state ?? null
+    } catch (err) {
+      logger?.error({ event: 'restore', err }, `ignoring an unreadable ${paths.stateFile}: ${err.message}`)
+    }
+    let source = null
+    try {
+      const update = await load(updateFile)
+      if (update) source = { reason: 'update', ...update }
+    } catch (err) {
+      logger?.error({ event: 'restore', err }, `ignoring an unreadable ${updateFile}: ${err.message}`)
+    }
+    if (!source && previous && !previous.cleanShutdown) source = { reason: 'crash', from: paths.stateFile, state: previous }
+    if (!source && resurrect) {
+      try {
+        const dump = await load(paths.dumpFile, { fallback: true })
+        if (dump) source = { reason: 'resurrect', ...dump }
+      } catch (err) {
+        logger?.error({ event: 'restore', err }, `cannot resurrect: ${err.message}`)
+      }
+    }
+    if (!source) return
+    const { registered, skipped } = registerApps(supervisor, source.state, { pending, logger })
+    plan = { ...source, registered, skipped }
+    notice = {
+      reason: source.reason,
+      apps: registered.length,
+      instances: countInstances(source.state, 'online'),
+      previousPid: previous?.daemon?.pid ?? null,
+      at: now()
+    }
+    const why = { crash: `the previous daemon (pid ${notice.previousPid ?? '?'}) did not shut down cleanly`, update: 'xpm update', resurrect: '--resurrect' }[source.reason]
+    logger?.warn({ event: 'restore', reason: source.reason, file: source.from, apps: registered.map((a) => a.name) }, `restoring ${registered.length} app(s) from ${source.from} (${why})`)
+  }
+
+  // After the socket listens: stop orphans, start saving the state, then start the apps.
+  async function run () {
+    if (!keepState) return
+    const orphans = previous?.processes ?? []
+    if (orphans.length) {
+      const specs = new Map((previous.apps || []).map((a) => [a.spec.name, a.spec]))
+      const reaped = await reapOrphans(orphans, {
+        stopOptions: (rec) => ({ killSignal: specs.get(rec.name)?.killSignal || 'SIGTERM', killTimeout: specs.get(rec.name)?.killTimeout ?? 5000 }),
+        logger
+      }).catch((err) => {
+        logger?.error({ event: 'orphan', err }, `looking for processes of the previous daemon failed: ${err.message}`)
+        return []
+      })
+      if (reaped.length) logger?.warn({ event: 'orphan', stopped: reaped.map((r) => ({ pid: r.pid, app: r.name, outcome: r.outcome })) }, `stopped ${reaped.length} process(es) left by the previous daemon`)
+    }
+    await keeper.start()
+    if (!plan) return
+    if (plan.reason === 'update') await fs.promises.rm(updateFile, { force: true }).catch(() => {})
+    const results = await startRegistered(supervisor, plan.registered, { pending })
+    const failed = results.filter((r) => r.failures.length)
+    logger?.info({ event: 'restored', reason: plan.reason, results }, `restored ${results.length} app(s)${failed.length ? `; ${failed.length} did not reach online` : ''}`)
+  }
+
+  const methods = {
+    save: (params) => serial(async () => {
+      const apps = appsSnapshot(supervisor, pending)
+      if (!apps.length && params.force !== true) {
+        const existing = await load(paths.dumpFile).catch(() => null)
+        if (existing?.state.apps.length) {
+          throw new XpmError('XPM_ERR_SAVE_EMPTY',
+            `No app is managed; saving would replace the ${existing.state.apps.length} app(s) in ${paths.dumpFile} with none. Use \`xpm save --force\` to do it anyway`,
+            { details: { file: paths.dumpFile, saved: existing.state.apps.length } })
+        }
+      }
+      await writeFileAtomic(paths.dumpFile, serializeState({ apps, cleanShutdown: true, daemon, now }), { backup: true })
+      return { file: paths.dumpFile, ...summarizeApps(apps) }
+    }),
+
+    resurrect: () => serial(async () => {
+      const dump = await load(paths.dumpFile, { fallback: true })
+      if (!dump) return { file: paths.dumpFile, missing: true, results: [] }
+      const { registered, skipped } = registerApps(supervisor, dump.state, { pending, logger })
+      const results = await startRegistered(supervisor, registered, { pending })
+      return { file: dump.from, results: [...results, ...skipped] }
+    }),
+
+    // `xpm update`, step 1: the old daemon writes what the new one restores at its start.
+    prepareUpdate: () => serial(async () => {
+      const apps = appsSnapshot(supervisor, pending)
+      await writeFileAtomic(updateFile, serializeState({ apps, cleanShutdown: true, daemon, now }))
+      return { file: updateFile, ...summarizeApps(apps) }
+    }),
+
+    ackRestored: () => {
+      notice = null
+      return null
+    }
+  }
+
+  return {
+    prepare,
+    run,
+    methods,
+    hello: () => (notice ? { restored: notice } : {}),
+    beforeShutdown: () => keeper?.freeze(),
+    afterShutdown: () => keeper?.close()
+  }
+}
+
+module.exports = { createPersistence }

@@ -1,0 +1,87 @@
+'use strict'
+
+const { writeFileAtomic } = require('./atomic-write')
+const { serializeState } = require('./state-format')
+const { appsSnapshot, processesSnapshot, StartTimes } = require('./snapshot')
+
+// Keeps XPM_HOME/state.json equal to the daemon's desired state: every supervisor 'change' is
+// saved after a short debounce, writes never overlap, and a burst of changes costs one write.
+// At shutdown the state is frozen first (stopping every app is not a change of mind) and marked
+// clean, so the next daemon knows there is nothing to recover.
+class StateKeeper {
+  constructor ({ file, supervisor, pending = new Map(), daemon = null, debounceMs = 100, write = writeFileAtomic, startTimes = new StartTimes(), now = Date.now, logger = null }) {
+    this.file = file
+    this.supervisor = supervisor
+    this.pending = pending
+    this.daemon = daemon
+    this.debounceMs = debounceMs
+    this.write = write
+    this.startTimes = startTimes
+    this.now = now
+    this.logger = logger
+    this.timer = null
+    this.queued = null
+    this.chain = Promise.resolve()
+    this.frozenApps = null
+    this.clean = false
+    this.failing = false
+    this.onChange = () => this.schedule()
+  }
+
+  start () {
+    this.supervisor.on('change', this.onChange)
+    return this.save()
+  }
+
+  schedule () {
+    if (this.timer || this.frozenApps) return
+    this.timer = setTimeout(() => {
+      this.timer = null
+      this.save()
+    }, this.debounceMs)
+  }
+
+  // Resolves once a write that includes every change made before the call has finished.
+  save () {
+    if (this.queued) return this.queued
+    const queued = this.chain.then(() => {
+      this.queued = null
+      return this.writeOnce()
+    })
+    this.queued = queued
+    this.chain = queued.catch(() => {})
+    return queued
+  }
+
+  async writeOnce () {
+    const apps = this.frozenApps ?? appsSnapshot(this.supervisor, this.pending)
+    const processes = await processesSnapshot(this.supervisor, this.startTimes)
+    const text = serializeState({ apps, processes, cleanShutdown: this.clean, daemon: this.daemon, now: this.now })
+    try {
+      await this.write(this.file, text)
+      if (this.failing) this.logger?.info({ event: 'state-saved', file: this.file }, 'saving the state works again')
+      this.failing = false
+    } catch (err) {
+      // logged once per streak: a full disk must not flood the daemon log
+      if (!this.failing) this.logger?.error({ event: 'state-save-failed', file: this.file, err }, `could not save the state: ${err.message}`)
+      this.failing = true
+    }
+  }
+
+  // Shutdown, step 1: the desired state as it is now, marked clean.
+  freeze () {
+    clearTimeout(this.timer)
+    this.timer = null
+    this.supervisor.off('change', this.onChange)
+    this.frozenApps = appsSnapshot(this.supervisor, this.pending)
+    this.clean = true
+    return this.save()
+  }
+
+  // Shutdown, step 2 (after every app stopped): the same apps, no processes left to look for.
+  close () {
+    return this.save()
+  }
+}
+
+module.exports = { StateKeeper }

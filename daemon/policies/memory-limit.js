@@ -1,0 +1,22 @@
+'use strict'
+
+const { formatBytes } = require('../../lib/units')
+
+// max_memory_restart: is this instance's latest sample over its limit? Pure.
+// A sample taken from an earlier process of the slot (other pid, or taken before the current
+// process came online) says nothing about the current one, so it never triggers a restart.
+// → null, or { rss, limit, reason: 'memory (93.4M > 80M)' }
+function checkMemory ({ limit, sample, pid, since = 0 }) {
+  if (!limit || !sample || !pid) return null
+  const rss = sample.memory
+  if (typeof rss !== 'number' || !(rss > limit)) return null
+  if (sample.pid !== undefined && sample.pid !== pid) return null
+  if (typeof sample.at === 'number' && sample.at < since) return null
+  return { rss, limit, reason: `memory (${formatMb(rss)} > ${formatBytes(limit)})` }
+}
+
+function formatMb (bytes) {
+  return `${(bytes / 1024 / 1024).toFixed(1)}M`
+}
+
+module.exports = { checkMemory }

@@ -1,0 +1,41 @@
+'use strict'
+
+// Restarts instances for a policy (watch, memory, cron) and records why. Goes through the
+// reload job, so cluster workers are replaced gracefully (fork mode and instances that are not
+// online fall back to a restart there) and never interleave with a user's reload of the same app.
+// The reload job does not carry reasons: the reason is handed to the instance at the step just
+// before its restart is counted (`ready`: the swap; `restart`: the fallback).
+function createReplacer ({ reloader, logger }) {
+  async function replaceOne (inst, reason) {
+    if (!reloader) return inst.restart(reason)
+    const stamp = (step) => {
+      if (step.id === inst.id && (step.type === 'ready' || step.type === 'restart')) inst.nextRestartReason = reason
+    }
+    try {
+      await reloader.reload(String(inst.id), { onStep: stamp })
+    } finally {
+      inst.nextRestartReason = null
+    }
+  }
+
+  // One instance after the other, like a reload; stops at the first failure (the rest keep
+  // running their current process).
+  async function replace (instances, reason, { skip = () => false } = {}) {
+    const done = []
+    for (const inst of instances) {
+      if (skip(inst) || !inst.app.instances.includes(inst)) continue
+      try {
+        await replaceOne(inst, reason)
+        done.push(inst.id)
+      } catch (err) {
+        logger?.warn({ event: 'policy', app: inst.name, id: inst.id, reason, err: err.message }, `${inst.name}[${inst.index}]: restart for ${reason} failed: ${err.message}`)
+        return { done, failed: { id: inst.id, message: err.message } }
+      }
+    }
+    return { done, failed: null }
+  }
+
+  return { replace, replaceOne }
+}
+
+module.exports = { createReplacer }

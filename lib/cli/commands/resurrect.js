@@ -1,0 +1,46 @@
+'use strict'
+
+const { XpmError } = require('../../errors')
+
+// `xpm resurrect`: starts the apps of the last `xpm save` with their specs, instance counts and
+// online/stopped states. Apps the daemon already has are left alone, never duplicated.
+async function resurrect (ctx) {
+  const [opts] = ctx.args
+  const client = await ctx.connect()
+  const res = await client.request('resurrect', {}, { timeout: 10 * 60 * 1000 })
+  if (opts.json) require('../run').printJson(res)
+  if (res.missing) {
+    process.stderr.write(`[xpm] nothing to resurrect: ${res.file} does not exist (run \`xpm save\` first)\n`)
+    return
+  }
+  if (!opts.json) {
+    for (const r of res.results) process.stdout.write(`[xpm] ${describe(r)}\n`)
+    process.stdout.write(require('../render-list').renderList(await client.request('list')))
+  }
+  const failures = res.results.flatMap((r) => (r.failures || []).map((f) => ({ ...f, name: r.name })))
+  if (failures.length) {
+    throw new XpmError('XPM_ERR_START_FAILED', `${failures.length} process(es) did not reach online: ${failures[0].message}; see \`xpm logs ${failures[0].name}\``, { details: failures })
+  }
+}
+
+function describe (r) {
+  if (r.action === 'restored') return `${r.name}: restored (${r.online} online${r.stopped ? `, ${r.stopped} stopped` : ''})`
+  if (r.action === 'already running') return `${r.name}: already managed by the daemon, left as it is`
+  return `${r.name}: ${r.action}${r.reason ? ` – ${r.reason}` : ''}`
+}
+
+// Printed once by the first command after a daemon restored apps on its own (see lib/cli/run.js).
+async function noticeRestored (client) {
+  const r = client.hello?.restored
+  if (!r) return
+  const what = `${r.apps} app${r.apps === 1 ? '' : 's'}`
+  const line = {
+    crash: `the daemon restarted after a crash${r.previousPid ? ` (previous pid ${r.previousPid})` : ''} and restored ${what}`,
+    update: `the daemon was replaced by \`xpm update\` and restored ${what}`,
+    resurrect: `the daemon started with --resurrect and restored ${what} from the last \`xpm save\``
+  }[r.reason] ?? `the daemon restored ${what}`
+  process.stderr.write(`[xpm] ${line}\n`)
+  await client.request('ackRestored', {}, { timeout: 5000 }).catch(() => {})
+}
+
+module.exports = { resurrect, noticeRestored, describe }

@@ -1,0 +1,131 @@
+'use strict'
+
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+const { pathToFileURL } = require('node:url')
+const { XpmError } = require('../../errors')
+const { homePaths } = require('../../paths')
+
+const DAEMON_ENTRY = path.join(__dirname, '..', '..', '..', 'daemon', 'index.js')
+
+// `xpm startup`: a systemd unit that runs the daemon in the foreground at boot for this user,
+// restoring the apps of the last `xpm save`. Absolute paths (this Node binary, this xpm), so a
+// boot does not depend on a login shell's PATH; run it again after moving or upgrading Node.
+//   Type=simple, no PIDFile: systemd watches the daemon process itself.
+//   KillMode=mixed: `systemctl stop` sends SIGTERM to the daemon only, which stops every app
+//   gracefully (cluster disconnect, kill_timeout) before systemd SIGKILLs what is left.
+function renderUnit ({ user, home, xpmHome, node = process.execPath, entry = DAEMON_ENTRY, userUnit = false, stopTimeoutSec = 60 }) {
+  const pathDirs = [...new Set([path.dirname(node), '/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'])]
+  const lines = [
+    '[Unit]',
+    `Description=xpm process manager${userUnit ? '' : ` for ${user}`}`,
+    `Documentation=${escapeValue(pathToFileURL(path.join(path.dirname(entry), '..', 'docs', 'persistence.md')).href)}`,
+    'After=network.target',
+    'StartLimitIntervalSec=0',
+    '',
+    '[Service]',
+    'Type=simple',
+    ...(userUnit ? [] : [`User=${user}`]),
+    `WorkingDirectory=${escapeValue(home)}`,
+    `Environment=${quote('XPM_HOME=' + xpmHome)}`,
+    `Environment=${quote('PATH=' + pathDirs.join(':'))}`,
+    `ExecStart=${[node, entry, '--foreground', '--resurrect'].map(quote).join(' ')}`,
+    'Restart=always',
+    'RestartSec=2',
+    'KillMode=mixed',
+    `TimeoutStopSec=${stopTimeoutSec}`,
+    'LimitNOFILE=infinity',
+    '',
+    '[Install]',
+    `WantedBy=${userUnit ? 'default.target' : 'multi-user.target'}`,
+    ''
+  ]
+  return lines.join('\n')
+}
+
+// systemd expands % specifiers and splits on spaces: escape both.
+function escapeValue (value) {
+  return String(value).replaceAll('%', '%%')
+}
+
+function quote (value) {
+  const v = escapeValue(value)
+  return /[\s"\\]/.test(v) ? `"${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"` : v
+}
+
+function unitTarget ({ userUnit, user, home }) {
+  return userUnit
+    ? { file: path.join(home, '.config', 'systemd', 'user', 'xpm.service'), name: 'xpm.service', systemctl: ['--user'] }
+    : { file: `/etc/systemd/system/xpm-${user}.service`, name: `xpm-${user}.service`, systemctl: [] }
+}
+
+// Long enough for the slowest graceful stop among the saved apps.
+function stopTimeoutFor (dumpFile) {
+  try {
+    const dump = JSON.parse(fs.readFileSync(dumpFile, 'utf8'))
+    const longest = Math.max(0, ...dump.apps.map((a) => Number(a.spec?.killTimeout) || 0))
+    return Math.max(60, Math.ceil(longest / 1000) + 30)
+  } catch {
+    return 60
+  }
+}
+
+function context (opts) {
+  const info = os.userInfo()
+  const paths = homePaths()
+  return { user: info.username, home: os.homedir(), xpmHome: paths.home, userUnit: opts.user === true, stopTimeoutSec: stopTimeoutFor(paths.dumpFile) }
+}
+
+async function startup (ctx, { run = runSystemctl } = {}) {
+  const [opts] = ctx.args
+  const c = context(opts)
+  const unit = renderUnit(c)
+  if (!opts.install) {
+    process.stdout.write(unit)
+    const t = unitTarget(c)
+    process.stderr.write(`[xpm] to install it: xpm startup --install${c.userUnit ? ' --user' : ''} (writes ${t.file} and runs systemctl ${[...t.systemctl, 'enable', t.name].join(' ')})\n`)
+    return
+  }
+  const t = unitTarget(c)
+  try {
+    fs.mkdirSync(path.dirname(t.file), { recursive: true })
+    fs.writeFileSync(t.file, unit, { mode: 0o644 })
+  } catch (err) {
+    throw new XpmError('XPM_ERR_STARTUP_FAILED', `Could not write ${t.file} (${err.code || err.message})${c.userUnit ? '' : '; run it as root (sudo), or use --user for a user unit'}`, { cause: err })
+  }
+  run([...t.systemctl, 'daemon-reload'])
+  run([...t.systemctl, 'enable', t.name])
+  process.stdout.write(`[xpm] wrote ${t.file} and enabled ${t.name}\n`)
+  process.stdout.write('[xpm] at boot it restores the apps of the last `xpm save` (run `xpm save` now if the current apps should come back)\n')
+  if (c.userUnit) process.stdout.write(`[xpm] a user unit runs at boot only with lingering on: loginctl enable-linger ${c.user}\n`)
+}
+
+async function unstartup (ctx, { run = runSystemctl } = {}) {
+  const [opts] = ctx.args
+  const t = unitTarget(context(opts))
+  if (!fs.existsSync(t.file)) {
+    process.stdout.write(`[xpm] no unit at ${t.file}; nothing to remove\n`)
+    return
+  }
+  run([...t.systemctl, 'disable', t.name], { allowFailure: true })
+  try {
+    fs.rmSync(t.file)
+  } catch (err) {
+    throw new XpmError('XPM_ERR_STARTUP_FAILED', `Could not remove ${t.file} (${err.code || err.message})`, { cause: err })
+  }
+  run([...t.systemctl, 'daemon-reload'], { allowFailure: true })
+  process.stdout.write(`[xpm] disabled and removed ${t.file}\n`)
+}
+
+function runSystemctl (args, { allowFailure = false } = {}) {
+  const res = spawnSync('systemctl', args, { encoding: 'utf8' })
+  if ((res.error || res.status !== 0) && !allowFailure) {
+    const why = res.error ? res.error.code : (res.stderr || '').trim().split('\n')[0]
+    throw new XpmError('XPM_ERR_STARTUP_FAILED', `systemctl ${args.join(' ')} failed (${why || `exit ${res.status}`})`)
+  }
+  return res
+}
+
+module.exports = { startup, unstartup, renderUnit, unitTarget }

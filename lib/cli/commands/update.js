@@ -1,0 +1,124 @@
+'use strict'
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { performance } = require('node:perf_hooks')
+const { setTimeout: delay } = require('node:timers/promises')
+const { XpmError } = require('../../errors')
+const { homePaths } = require('../../paths')
+const { isAlive } = require('./daemon')
+
+// `xpm update`: the running daemon writes its apps to XPM_HOME/update.json, stops them and
+// exits; a daemon started from the installed code restores that file on its own. Listening
+// sockets are not handed over, so the apps are down in between: the command measures that
+// window and prints it.
+async function update (ctx) {
+  const { version } = require('../../../package.json')
+  const paths = homePaths()
+  let old = null
+  try {
+    old = await ctx.connect()
+  } catch (err) {
+    if (err.code === 'XPM_ERR_DAEMON_UNREACHABLE') {
+      process.stdout.write(`[xpm] no daemon running; the next command starts version ${version}\n`)
+      return
+    }
+    if (err.code !== 'XPM_ERR_PROTOCOL_VERSION') throw err
+  }
+  const before = old ? { pid: old.hello.pid, version: old.hello.version } : { pid: readPid(paths), version: 'unknown' }
+  const handover = old ? await handoverOverSocket(old, paths) : await handoverFromStateFile(paths)
+  process.stdout.write(`[xpm] handing ${handover.apps} app(s) (${handover.online} process(es) online) over to a new daemon\n`)
+
+  const t0 = performance.now()
+  await stopDaemon(old, before.pid, paths)
+  ctx.client = null
+  const tStopped = performance.now()
+
+  const { connect } = require('../../client')
+  const client = await connect({ timeout: 15000 })
+  try {
+    const tAnswered = performance.now()
+    await client.request('ackRestored', {}, { timeout: 5000 }).catch(() => {})
+    const deadline = Date.now() + (handover.listenTimeout || 8000) + 30000
+    let list = await client.request('list')
+    while (countOnline(list) < handover.online && Date.now() < deadline) {
+      await delay(50) // polling the new daemon for the restored apps, bounded by the deadline
+      list = await client.request('list')
+    }
+    const tOnline = performance.now()
+    const online = countOnline(list)
+    process.stdout.write(`[xpm] daemon ${before.version} (pid ${before.pid}) replaced by ${client.hello.version} (pid ${client.hello.pid})\n`)
+    process.stdout.write(require('../render-list').renderList(list))
+    const ms = (t) => `${Math.round(t)} ms`
+    process.stdout.write(`[xpm] downtime: ${ms(tOnline - t0)} from the moment the old daemon began stopping the apps until ${online}/${handover.online} process(es) were online again ` +
+      `(old daemon gone after ${ms(tStopped - t0)}, new daemon answering after ${ms(tAnswered - t0)}); listening sockets are not handed over, so requests in that window fail\n`)
+    if (online < handover.online) {
+      throw new XpmError('XPM_ERR_START_FAILED', `only ${online} of ${handover.online} process(es) came back online; see \`xpm logs\``)
+    }
+  } finally {
+    client.close()
+  }
+}
+
+function countOnline (list) {
+  return list.filter((p) => p.status === 'online').length
+}
+
+// Step 1, with a daemon that speaks our protocol: it writes update.json itself. A daemon from
+// before `prepareUpdate` existed is described from `show all` instead.
+async function handoverOverSocket (client, paths) {
+  let res
+  try {
+    res = await client.request('prepareUpdate', {}, { timeout: 30000 })
+  } catch (err) {
+    if (err.code !== 'XPM_ERR_UNKNOWN_METHOD') throw err
+    const details = await client.request('show', { target: 'all' }).catch(() => [])
+    const apps = new Map()
+    for (const d of details) {
+      const app = apps.get(d.spec.name) ?? { spec: d.spec, listens: false, instances: [] }
+      app.instances.push({ id: d.id, index: d.instance, desired: ['stopped', 'stopping'].includes(d.status) ? 'stopped' : 'online' })
+      apps.set(d.spec.name, app)
+    }
+    res = await writeHandover(paths, [...apps.values()])
+  }
+  return res
+}
+
+// A daemon that speaks another protocol cannot be asked anything; the state it keeps on disk
+// says what it runs.
+async function handoverFromStateFile (paths) {
+  const { readJsonFile } = require('../../../daemon/persistence/atomic-write')
+  const { parseState } = require('../../../daemon/persistence/state-format')
+  const read = await readJsonFile(paths.stateFile)
+  const state = read ? parseState(read.value, { file: paths.stateFile }) : { apps: [] }
+  return writeHandover(paths, state.apps)
+}
+
+async function writeHandover (paths, apps) {
+  const { writeFileAtomic } = require('../../../daemon/persistence/atomic-write')
+  const { serializeState, summarizeApps } = require('../../../daemon/persistence/state-format')
+  const file = path.join(paths.home, 'update.json')
+  await writeFileAtomic(file, serializeState({ apps, cleanShutdown: true }))
+  return { file, ...summarizeApps(apps) }
+}
+
+// `kill` over the socket when we can talk to the daemon, SIGTERM otherwise (same graceful stop).
+async function stopDaemon (client, pid, paths) {
+  if (client) {
+    const closed = new Promise((resolve) => client.once('close', resolve))
+    await client.request('kill', {}, { timeout: 10000 })
+    await closed
+  } else if (pid) {
+    try { process.kill(pid, 'SIGTERM') } catch {}
+  }
+  if (!pid) return
+  const deadline = Date.now() + 120000
+  while (isAlive(pid) && Date.now() < deadline) await delay(20) // waiting for the old daemon's exit
+  if (isAlive(pid)) throw new XpmError('XPM_ERR_TIMEOUT', `the old daemon (pid ${pid}) did not exit; see ${paths.daemonLog}`)
+}
+
+function readPid (paths) {
+  try { return Number(fs.readFileSync(paths.pidFile, 'utf8')) || 0 } catch { return 0 }
+}
+
+module.exports = { update }

@@ -1,0 +1,79 @@
+'use strict'
+
+const { XpmError } = require('../errors')
+const { runtimeExitCode, allEnded } = require('./exit-code')
+
+const SETTLE_MS = 1000 // a restart passes through 'stopped': only a lasting end ends the runtime
+
+// `xpm-runtime <ecosystem|script> [start flags] [-- args]`: the daemon in this process, in the
+// foreground, for containers. Apps' lines go to stdout/stderr prefixed `name[instance]| ` and
+// to no file unless the app names one; the daemon's own events are JSON lines on stderr.
+// SIGTERM/SIGINT stop every app gracefully; the exit status is the apps' (0 when they stopped
+// as asked). The socket is still there, so `xpm list` and `xpm logs` work inside the container.
+async function main (argv) {
+  const program = buildProgram()
+  try {
+    await program.parseAsync(argv)
+  } catch (err) {
+    if (err.code?.startsWith('commander.')) {
+      process.exitCode = err.exitCode === 0 ? 0 : 2
+      return
+    }
+    const { printError } = require('../cli/run')
+    printError(err)
+    process.exitCode = require('../errors').exitCodeFor(err)
+  }
+}
+
+function buildProgram () {
+  const { Command } = require('commander')
+  const program = new Command('xpm-runtime')
+    .description('run apps in the foreground as a container\'s main process (PID 1)')
+    .usage('<ecosystem|script> [options] [-- script args]')
+    .argument('<target>', 'an ecosystem file or a script')
+    .allowExcessArguments(true)
+    .exitOverride()
+    .configureOutput({ outputError: (str, write) => write(str.replace(/^error: /, 'xpm-runtime: ')) })
+  require('../cli/start-options').addStartOptions(program)
+  return program.action((target, opts, command) => run(target, opts, command.args.slice(1)))
+}
+
+async function run (target, opts, scriptArgs) {
+  const { resolveStart } = require('../config')
+  const resolved = await resolveStart({ target, flags: opts, scriptArgs, cwd: process.cwd(), env: process.env, only: opts.only, envName: opts.env })
+  if (resolved.kind === 'name') {
+    throw new XpmError('XPM_ERR_SCRIPT_NOT_FOUND', `xpm-runtime needs a script or an ecosystem file, got "${target}" (no such file)`)
+  }
+  const pino = require('pino')
+  const logger = require('../../daemon/logger').createLogger({ destination: pino.destination({ fd: 2, sync: true }) })
+  let supervisor = null
+  const daemon = await require('../../daemon').main({
+    runtime: true,
+    logger,
+    logSink: { toConsole: { stdout: process.stdout, stderr: process.stderr } },
+    exitCode: () => (supervisor ? runtimeExitCode(supervisor.allInstances()) : 1)
+  })
+  supervisor = daemon.supervisor
+  watchForEnd(supervisor, daemon.shutdown, logger)
+  const results = await supervisor.start(resolved.specs)
+  for (const r of results) {
+    for (const f of r.failures || []) logger.error({ event: 'start-failed', app: r.name, instance: f.instance }, `${r.name}[${f.instance}] did not reach online: ${f.message}`)
+  }
+}
+
+// When every app has ended on its own (no autorestart, `xpm stop all`, or errored), the
+// container has nothing left to run: exit with the apps' status so the orchestrator decides.
+function watchForEnd (supervisor, shutdown, logger) {
+  let timer = null
+  supervisor.on('change', () => {
+    if (timer || !allEnded(supervisor.allInstances())) return
+    timer = setTimeout(() => {
+      timer = null
+      if (!allEnded(supervisor.allInstances())) return
+      logger.info({ event: 'runtime-end' }, 'every app has ended: exiting')
+      shutdown()
+    }, SETTLE_MS)
+  })
+}
+
+module.exports = { main, buildProgram }

@@ -1,0 +1,27 @@
+'use strict'
+
+// A fork-mode worker whose daemon went away would otherwise live on as an orphan, holding its
+// port, and a restarted daemon could not start the app again. So once the IPC channel is gone
+// the worker exits with code 0 after a short grace that lets the app's own 'disconnect' handlers
+// finish what they started (closing a server, flushing a file).
+//
+// The channel is polled instead of listened to: in Node 20 a process.on('disconnect') listener
+// refs the channel and keeps an app alive that would otherwise exit, and process.channel.unref()
+// would in turn stop an app's own process.on('message') from keeping it alive.
+//
+// Cluster workers are left alone: Node exits them itself when the primary disconnects
+// unexpectedly, and after a deliberate worker.disconnect() they must drain and exit on their own.
+function watchDisconnect ({ intervalMs, graceMs, connected, exit = process.exit }) {
+  const timer = setInterval(() => {
+    if (connected()) return
+    clearInterval(timer)
+    // Loaded only now: in a fork child `node:cluster` is not loaded yet and costs ~2 MiB, while in
+    // a cluster worker Node has loaded it already (and cleared NODE_UNIQUE_ID before our preload).
+    if (require('node:cluster').isWorker) return
+    setTimeout(() => exit(0), graceMs).unref()
+  }, intervalMs)
+  timer.unref()
+  return { stop: () => clearInterval(timer) }
+}
+
+module.exports = { watchDisconnect }

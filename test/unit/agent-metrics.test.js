@@ -1,0 +1,97 @@
+'use strict'
+
+// The in-worker agent, driven without the daemon: real Node children forked with the agent
+// preloaded, exactly as the fork launcher does.
+const { test, after } = require('node:test')
+const assert = require('node:assert/strict')
+const { fork } = require('node:child_process')
+const path = require('node:path')
+const { setTimeout: delay } = require('node:timers/promises')
+
+const AGENT = path.join(__dirname, '..', '..', 'lib', 'worker', 'agent.js')
+const FIXTURES = path.join(__dirname, '..', 'fixtures')
+const children = new Set()
+
+function start (fixture, env = {}) {
+  const childEnv = { ...process.env, XPM_METRICS_INTERVAL: '250', PORT: '0', ...env }
+  delete childEnv.NODE_TEST_CONTEXT
+  const child = fork(path.join(FIXTURES, fixture), [], {
+    execArgv: ['--require', AGENT],
+    env: childEnv,
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc']
+  })
+  children.add(child)
+  const reports = []
+  const others = []
+  child.on('message', (msg) => (msg?.['xpm:agent'] === 'metrics' ? reports : others).push(msg))
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  return { child, reports, others, exited }
+}
+
+async function waitFor (check, timeoutMs = 10000) {
+  const deadline = performance.now() + timeoutMs
+  for (;;) {
+    const value = check()
+    if (value) return value
+    if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
+    await delay(20)
+  }
+}
+
+after(() => {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) {
+      try { process.kill(child.pid, 'SIGKILL') } catch {}
+    }
+  }
+})
+
+test('a worker that blocks its loop 200 ms every second reports p99 >= 150 ms', async () => {
+  const { reports } = start('block-loop.js', { XPM_METRICS_INTERVAL: '1000' })
+  await waitFor(() => reports.length >= 3, 15000)
+  const p99s = reports.map((r) => r.data.elP99)
+  assert.ok(p99s.some((p) => p >= 150), `p99 per report: ${p99s}`)
+  assert.ok(reports.some((r) => r.data.elMax >= 150), `max per report: ${reports.map((r) => r.data.elMax)}`)
+})
+
+test('an idle worker reports p99 under 20 ms and full figures', async () => {
+  const { reports } = start('idle-http.js')
+  await waitFor(() => reports.length >= 4)
+  for (const { data } of reports) {
+    assert.ok(data.elP99 < 20, `p99 ${data.elP99}`)
+    for (const key of ['heapUsed', 'heapTotal', 'rss', 'elP50', 'elP95', 'elP99', 'elMax', 'elu']) {
+      assert.equal(typeof data[key], 'number', key)
+    }
+    assert.ok(data.elu >= 0 && data.elu < 0.5, `elu ${data.elu}`)
+    assert.ok(data.heapUsed > 0 && data.heapUsed <= data.heapTotal)
+  }
+})
+
+test('a worker that allocates shows heap growth across reports', async () => {
+  const { reports } = start('allocate-heap.js', { RATE_MB: '4' })
+  await waitFor(() => reports.length >= 8)
+  const first = reports[0].data.heapUsed
+  const last = reports.at(-1).data.heapUsed
+  assert.ok(last - first > 2 * 1024 * 1024, `heapUsed ${first} -> ${last}`)
+})
+
+test('a busy worker reports high event-loop utilization', async () => {
+  const { reports } = start('busy-loop.js')
+  await waitFor(() => reports.length >= 3)
+  assert.ok(reports.at(-1).data.elu > 0.8, `elu ${reports.map((r) => r.data.elu)}`)
+})
+
+test('an ES-module app reports metrics too', async () => {
+  const { reports } = start('idle-esm.mjs')
+  await waitFor(() => reports.length >= 2)
+  assert.equal(typeof reports[0].data.heapUsed, 'number')
+})
+
+test('XPM_AGENT=0 turns the agent off', async () => {
+  const { child, reports, others } = start('own-messages.js', { XPM_AGENT: '0', XPM_METRICS_INTERVAL: '100' })
+  child.send('ping')
+  await waitFor(() => others.length === 1)
+  // Absence needs time to show: five report intervals.
+  await delay(500)
+  assert.equal(reports.length, 0)
+})

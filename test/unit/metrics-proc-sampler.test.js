@@ -1,0 +1,66 @@
+'use strict'
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { cpuPercent, parseStat, parseVmRss, parsePs, createProcSampler, readStartTime } = require('../../daemon/metrics/proc-sampler')
+
+// Fields 14/15 (utime, stime) = 250/50 and 22 (starttime) = 98765; comm has a space and a ')'.
+const STAT = '4242 (my app) x) S 1 4242 4242 0 -1 4194560 1000 0 0 0 250 50 0 0 20 0 11 0 98765 1000000 5000 18446744073709551615'
+
+test('cpuPercent: ticks used over wall time, as percent of one core', () => {
+  assert.equal(cpuPercent(1000, 1100, 1000, 100), 100)
+  assert.equal(cpuPercent(1000, 1050, 1000, 100), 50)
+  assert.equal(cpuPercent(0, 400, 2000, 100), 200)
+  assert.equal(cpuPercent(0, 250, 1000, 250), 100)
+  assert.equal(cpuPercent(5, 5, 1000), 0)
+})
+
+test('cpuPercent guards against no elapsed time and a counter going backwards', () => {
+  assert.equal(cpuPercent(0, 100, 0), 0)
+  assert.equal(cpuPercent(200, 100, 1000), 0)
+})
+
+test('parseStat counts fields from the last parenthesis', () => {
+  assert.deepEqual(parseStat(STAT), { ticks: 300, startTime: 98765 })
+  assert.equal(parseStat('garbage'), null)
+})
+
+test('parseVmRss reads kB as bytes, 0 when absent', () => {
+  assert.equal(parseVmRss('Name:\tnode\nVmRSS:\t   51234 kB\nThreads: 11\n'), 51234 * 1024)
+  assert.equal(parseVmRss('Name:\tzombie\n'), 0)
+})
+
+test('parsePs reads pcpu and rss', () => {
+  assert.deepEqual(parsePs('  12.5 20480\n'), { cpu: 12.5, rss: 20480 * 1024 })
+  assert.equal(parsePs(''), null)
+})
+
+test('the Linux sampler reads a fake /proc, and null for a gone pid', async (t) => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-proc-'))
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }))
+  fs.mkdirSync(path.join(root, '4242'))
+  fs.writeFileSync(path.join(root, '4242', 'stat'), STAT)
+  fs.writeFileSync(path.join(root, '4242', 'status'), 'VmRSS:\t100 kB\n')
+  const sampler = createProcSampler({ platform: 'linux', procRoot: root })
+  assert.deepEqual(await sampler.sample(4242), { ticks: 300, startTime: 98765, rss: 102400 })
+  assert.equal(await sampler.sample(4243), null)
+  assert.equal(await readStartTime(4242, { platform: 'linux', procRoot: root }), 98765)
+  assert.equal(await readStartTime(4243, { platform: 'linux', procRoot: root }), null)
+})
+
+test('the sampler of this platform reads this process', async () => {
+  const sample = await createProcSampler().sample(process.pid)
+  assert.ok(sample.rss > 10 * 1024 * 1024)
+  assert.ok(sample.ticks !== undefined || sample.cpu !== undefined)
+  assert.notEqual(await readStartTime(process.pid), null)
+})
+
+test('the ps fallback reads this process', { skip: process.platform === 'win32' }, async () => {
+  const sample = await createProcSampler({ platform: 'darwin' }).sample(process.pid)
+  assert.ok(sample.rss > 10 * 1024 * 1024)
+  assert.equal(typeof sample.cpu, 'number')
+  assert.equal(typeof await readStartTime(process.pid, { platform: 'darwin' }), 'string')
+})

@@ -1,0 +1,49 @@
+'use strict'
+
+// The daemon's metrics against real processes (no daemon, no agent): a busy loop shows about one
+// core, an idle server about zero.
+const { test, after } = require('node:test')
+const assert = require('node:assert/strict')
+const { fork } = require('node:child_process')
+const path = require('node:path')
+const { once, on } = require('node:events')
+const { createMetrics } = require('../../daemon/metrics')
+
+const FIXTURES = path.join(__dirname, '..', 'fixtures')
+const pids = new Set()
+
+function start (fixture) {
+  const env = { ...process.env, PORT: '0' }
+  delete env.NODE_TEST_CONTEXT
+  const child = fork(path.join(FIXTURES, fixture), [], { env, stdio: 'ignore', execArgv: [] })
+  pids.add(child.pid)
+  return child
+}
+
+after(() => {
+  for (const pid of pids) {
+    try { process.kill(pid, 'SIGKILL') } catch {}
+  }
+})
+
+test('a busy-loop process shows about one core of CPU, an idle one about zero', async () => {
+  const busy = start('busy-loop.js')
+  const idle = start('idle-http.js')
+  await Promise.all([once(busy, 'spawn'), once(idle, 'spawn')])
+  const metrics = createMetrics({ intervalMs: 300 })
+  metrics.track('busy', busy.pid)
+  metrics.track('idle', idle.pid)
+  metrics.start()
+  const seen = []
+  const deadline = AbortSignal.timeout(10000)
+  for await (const [map] of on(metrics, 'sample', { signal: deadline })) {
+    seen.push(map)
+    if (seen.length >= 5) break
+  }
+  metrics.stop()
+  const last = seen.at(-1)
+  assert.ok(last.get('busy').cpu > 60 && last.get('busy').cpu < 130, `busy ${seen.map((m) => m.get('busy').cpu)}`)
+  assert.ok(last.get('idle').cpu < 10, `idle ${seen.map((m) => m.get('idle').cpu)}`)
+  assert.ok(last.get('idle').memory > 10 * 1024 * 1024)
+  assert.equal(last.get('idle').heapUsed, null)
+})
