@@ -48,7 +48,8 @@ class Instance extends EventEmitter {
       ...this.spec.env,
       NODE_APP_INSTANCE: String(this.index),
       XPM_ID: String(this.id),
-      XPM_APP_NAME: this.name
+      XPM_APP_NAME: this.name,
+      ...(this.spec.metrics === false ? { XPM_METRICS: '0' } : {})
     }
   }
 

@@ -107,6 +107,20 @@ function targets (measures) {
   })
 }
 
+// What no Node-based tool can go below on this machine, next to the target it bounds.
+function floorNotes (measures) {
+  const notes = []
+  const list = find(measures, 'cli.list')
+  if (med(list, 'raw') && med(list, 'pm2')) {
+    notes.push(`\`node -e 0\` takes ${num(med(list, 'raw'))} ms; a third of PM2's \`list\` is ${num(med(list, 'pm2') / 3)} ms.`)
+  }
+  const idle = find(measures, 'memory.idle')
+  if (med(idle, 'raw') && med(idle, 'pm2')) {
+    notes.push(`A bare \`node:cluster\` primary holds ${num(med(idle, 'raw'))} MB RSS; half of PM2's idle daemon is ${num(med(idle, 'pm2') / 2)} MB.`)
+  }
+  return notes
+}
+
 function render (results) {
   const { machine, measures, options } = results
   const out = []
@@ -138,6 +152,13 @@ function render (results) {
   out.push('|---|---|---|')
   for (const t of targets(measures)) {
     out.push(`| ${t.text} | ${t.met === null ? 'not measured' : t.met ? 'met' : '**not met**'} | ${t.detail} |`)
+  }
+  const floors = floorNotes(measures)
+  if (floors.length) {
+    out.push('')
+    out.push('Floors measured in the same run, for reading the targets:')
+    out.push('')
+    for (const f of floors) out.push(`- ${f}`)
   }
   for (const m of measures) {
     out.push('')

@@ -4,10 +4,10 @@ const path = require('node:path')
 
 const AGENT = path.join(__dirname, '..', '..', 'lib', 'worker', 'agent.js')
 
+// The agent is preloaded into every Node worker: with `metrics: false` it only keeps the reload's
+// keep-alive drain (the instance's env carries XPM_METRICS=0).
 function nodeExecArgv (spec) {
-  const argv = [...(spec.nodeArgs || [])]
-  if (spec.metrics !== false) argv.push('--require', AGENT)
-  return argv
+  return [...(spec.nodeArgs || []), '--require', AGENT]
 }
 
 module.exports = { nodeExecArgv, AGENT }

@@ -4,8 +4,9 @@
 // CommonJS or ES-module entry. It only assembles the in-worker modules; none of them keeps the
 // app alive or listens to the app's own IPC messages.
 //
-// Environment knobs: XPM_AGENT=0 turns the agent off; XPM_METRICS_INTERVAL is the report
-// interval in ms (default 1000, at least 100).
+// Environment knobs: XPM_AGENT=0 turns the agent off; XPM_METRICS=0 (the app's `metrics: false`)
+// turns off only the metrics reports; XPM_METRICS_INTERVAL is the report interval in ms
+// (default 1000, at least 100).
 
 const { intervalFrom, forgetPreload } = require('./options')
 
@@ -19,6 +20,10 @@ function startAgent () {
   if (typeof process.send !== 'function' || process.env.XPM_AGENT === '0') return null
   const ipc = require('./ipc')
   const intervalMs = intervalFrom(process.env)
+  // Cluster workers already keep their IPC channel referenced (cluster listens for 'disconnect'),
+  // so this listener adds no liveness; it only waits for the reload's drain message.
+  if (require('node:cluster').isWorker) process.on('message', require('./drain').installDrain())
+  if (process.env.XPM_METRICS === '0') return { metrics: null, disconnect: null }
   const { startMetricsReporter } = require('./metrics-reporter')
   const { watchDisconnect } = require('./exit-on-disconnect')
   return {

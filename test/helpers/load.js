@@ -8,7 +8,7 @@ const http = require('node:http')
 function startLoad (port, { concurrency = 4, keepAlive = false, path = '/', timeout = 10000 } = {}) {
   const agent = new http.Agent({ keepAlive, maxSockets: concurrency })
   const stats = { ok: 0, failed: 0, errors: {}, pids: new Set(), versions: new Set() }
-  let running = true
+  const state = { running: true }
   const once = () => new Promise((resolve) => {
     const req = http.get({ host: '127.0.0.1', port, path, agent }, (res) => {
       let body = ''
@@ -35,12 +35,12 @@ function startLoad (port, { concurrency = 4, keepAlive = false, path = '/', time
     stats.errors[why] = (stats.errors[why] || 0) + 1
   }
   const loops = Array.from({ length: concurrency }, async () => {
-    while (running) await once()
+    while (state.running) await once()
   })
   return {
     stats,
     async stop () {
-      running = false
+      state.running = false
       await Promise.all(loops)
       agent.destroy()
       return stats
