@@ -9,6 +9,12 @@ const { createMethods } = require('./methods')
 const { Supervisor } = require('./supervisor')
 const { launchClusterWorker } = require('./launchers/cluster')
 const { launchForkProcess } = require('./launchers/fork')
+const { createDaemonLogger } = require('./logger')
+const { createLogSink } = require('./logs')
+const { createMetrics } = require('./metrics')
+const { createReloader } = require('./reload')
+const { createPolicies } = require('./policies')
+const { createPersistence } = require('./persistence')
 const { version } = require('../package.json')
 
 // The daemon: one per XPM_HOME, the cluster primary of every clustered app.
@@ -33,9 +39,9 @@ async function main (options = {}) {
   for (const key of Object.keys(process.env)) delete process.env[key]
   process.env.XPM_HOME = paths.home
 
-  const logger = options.logger || createLogger(paths)
-  const logSink = createLogSink(paths, logger, options.logSink)
-  const metrics = createMetrics()
+  const logger = options.logger || createDaemonLogger({ file: paths.daemonLog })
+  const logSink = createLogSink({ logsDir: paths.logsDir, logger, ...options.logSink })
+  const metrics = createMetrics({})
   const supervisor = new Supervisor({
     launch: (spec, env) => (spec.execMode === 'cluster' ? launchClusterWorker : launchForkProcess)(spec, env),
     logSink,
@@ -43,8 +49,8 @@ async function main (options = {}) {
     logger
   })
   const reloader = createReloader({ supervisor, logger })
-  const policies = require('./policies').createPolicies({ supervisor, reloader, metrics, logger, home: paths.home })
-  const persistence = require('./persistence').createPersistence({ paths, supervisor, logger, version, resurrect: options.resurrect, keepState: !options.runtime })
+  const policies = createPolicies({ supervisor, reloader, metrics, logger, home: paths.home })
+  const persistence = createPersistence({ paths, supervisor, logger, version, resurrect: options.resurrect, keepState: !options.runtime })
   await persistence.prepare()
 
   let shuttingDown = false
@@ -58,8 +64,8 @@ async function main (options = {}) {
     await persistence.beforeShutdown()
     await supervisor.stopAll()
     await persistence.afterShutdown()
-    metrics?.stop()
-    await logSink?.close()
+    metrics.stop()
+    await logSink.close()
     await fs.promises.rm(paths.pidFile, { force: true })
     logger.info({ event: 'exit' }, 'daemon exiting')
     await logger.close?.()
@@ -70,12 +76,12 @@ async function main (options = {}) {
   const { server, connections } = createServer({ methods, version, logger, hello: persistence.hello })
   await listenOnSocket(server, paths.socket)
   fs.writeFileSync(paths.pidFile, String(process.pid), { mode: 0o600 })
-  metrics?.start()
+  metrics.start()
 
   process.on('SIGTERM', shutdown)
   process.on('SIGINT', shutdown)
   process.on('SIGHUP', () => {})
-  process.on('SIGUSR2', () => { logSink?.reopen() })
+  process.on('SIGUSR2', () => { logSink.reopen() })
   process.on('uncaughtException', (err) => logger.error({ event: 'error', err }, 'uncaught exception'))
   process.on('unhandledRejection', (err) => logger.error({ event: 'error', err }, 'unhandled rejection'))
   logger.info({ event: 'start', pid: process.pid, version, home: paths.home, node: process.version }, 'daemon started')
@@ -112,37 +118,6 @@ async function listenOnSocket (server, socketPath) {
     process.umask(previous)
   }
   await fs.promises.chmod(socketPath, 0o600)
-}
-
-function optional (load) {
-  try {
-    return load()
-  } catch (err) {
-    if (err.code === 'MODULE_NOT_FOUND') return null
-    throw err
-  }
-}
-
-function createLogger (paths) {
-  const mod = optional(() => require('./logger'))
-  if (mod) return mod.createDaemonLogger({ file: paths.daemonLog })
-  const log = (level) => (obj, msg) => process.stdout.write(JSON.stringify({ level, time: Date.now(), ...obj, msg }) + '\n')
-  return { info: log('info'), warn: log('warn'), error: log('error'), debug: () => {}, flush: () => {} }
-}
-
-function createLogSink (paths, logger, extra = {}) {
-  const mod = optional(() => require('./logs'))
-  return mod ? mod.createLogSink({ logsDir: paths.logsDir, logger, ...extra }) : null
-}
-
-function createMetrics () {
-  const mod = optional(() => require('./metrics'))
-  return mod ? mod.createMetrics({}) : null
-}
-
-function createReloader ({ supervisor, logger }) {
-  const mod = optional(() => require('./reload'))
-  return mod ? mod.createReloader({ supervisor, logger }) : null
 }
 
 // `node daemon/index.js [--foreground] [--resurrect]`; lib/runtime calls main() in-process.

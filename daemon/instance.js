@@ -29,7 +29,6 @@ class Instance extends EventEmitter {
     this.restartTimer = null
     this.lastRestartDelay = 0
     this.lastRestartReason = null
-    this.nextRestartReason = null // set by a policy just before it restarts the slot through a reload
   }
 
   get name () { return this.app.name }
@@ -83,7 +82,7 @@ class Instance extends EventEmitter {
 
   // Reload: the slot's process becomes `handle`, already online and ready. The previous process
   // is stopped by the caller; its exit is ignored because it no longer owns the slot.
-  swapHandle (handle) {
+  swapHandle (handle, reason = 'reload') {
     clearTimeout(this.restartTimer)
     this.restartTimer = null
     this.handle = handle
@@ -96,7 +95,7 @@ class Instance extends EventEmitter {
       this.setStatus(STATUS.ONLINE)
     }
     this.emit('status', { id: this.id, name: this.name, from: STATUS.ONLINE, to: STATUS.ONLINE, pid: handle.pid, reason: 'reloaded' })
-    this.noteRestart(this.nextRestartReason ?? 'reload')
+    this.noteRestart(reason)
   }
 
   waitReady ({ expectListen = this.app.listens } = {}) {
@@ -174,13 +173,12 @@ class Instance extends EventEmitter {
 
   async restart (reason = 'manual') {
     await this.stop()
-    this.noteRestart(this.nextRestartReason ?? reason)
+    this.noteRestart(reason)
     return this.start()
   }
 
   // Every restart is counted here, with its reason, and announced once (the daemon log line).
   noteRestart (reason) {
-    this.nextRestartReason = null
     this.restarts++
     this.lastRestartReason = reason
     this.emit('restart', { id: this.id, name: this.name, instance: this.index, reason })

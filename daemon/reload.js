@@ -15,7 +15,7 @@ const { waitUntilReady } = require('./wait-ready')
 function createReloader ({ supervisor, logger }) {
   const queues = new Map() // app name → tail of its job chain: reloads of one app never interleave
 
-  async function reload (target, { specs = null, onStep = () => {} } = {}) {
+  async function reload (target, { specs = null, onStep = () => {}, reason = 'reload' } = {}) {
     const instances = supervisor.resolve(target)
     const byApp = new Map()
     for (const inst of instances) {
@@ -25,7 +25,7 @@ function createReloader ({ supervisor, logger }) {
     const results = []
     for (const [app, selected] of byApp) {
       const spec = specs?.find((s) => s.name === app.name) ?? null
-      results.push(await enqueue(app.name, () => reloadApp(app, selected, spec, onStep)))
+      results.push(await enqueue(app.name, () => reloadApp(app, selected, spec, onStep, reason)))
     }
     const failed = results.filter((r) => r.failed)
     if (failed.length) {
@@ -46,7 +46,7 @@ function createReloader ({ supervisor, logger }) {
     return run
   }
 
-  async function reloadApp (app, selected, newSpec, onStep) {
+  async function reloadApp (app, selected, newSpec, onStep, reason) {
     const step = (data) => {
       const event = { app: app.name, ...data }
       logger?.info({ event: 'reload', ...event }, `reload ${app.name}: ${data.type}`)
@@ -62,7 +62,7 @@ function createReloader ({ supervisor, logger }) {
         const why = app.spec.execMode !== 'cluster' ? 'fork mode: reload falls back to restart' : `was ${inst.status}: restarted`
         step({ type: 'restart', id: inst.id, instance: inst.index, reason: why })
         try {
-          await inst.restart('reload')
+          await inst.restart(reason)
           result.restarted.push(inst.id)
           step({ type: 'restarted', id: inst.id, instance: inst.index, pid: inst.pid })
         } catch (err) {
@@ -72,7 +72,7 @@ function createReloader ({ supervisor, logger }) {
         }
         continue
       }
-      const outcome = await replaceWorker(app, inst, step)
+      const outcome = await replaceWorker(app, inst, step, reason)
       if (outcome.failed) {
         result.failed = outcome.failed
         break
@@ -86,7 +86,7 @@ function createReloader ({ supervisor, logger }) {
     return result
   }
 
-  async function replaceWorker (app, inst, step) {
+  async function replaceWorker (app, inst, step, reason) {
     const spec = app.spec
     const old = inst.handle
     const oldPid = old.pid
@@ -113,7 +113,7 @@ function createReloader ({ supervisor, logger }) {
     step({ type: 'ready', id: inst.id, instance: inst.index, newPid: replacement.pid })
 
     const previous = inst.handle // the old worker, or whatever crash-restart put in the slot meanwhile
-    inst.swapHandle(replacement)
+    inst.swapHandle(replacement, reason)
     if (previous && !previous.exited) {
       previous.send({ 'xpm:control': 'drain' })
       await stopProcess(previous, spec)

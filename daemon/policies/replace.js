@@ -3,19 +3,10 @@
 // Restarts instances for a policy (watch, memory, cron) and records why. Goes through the
 // reload job, so cluster workers are replaced gracefully (fork mode and instances that are not
 // online fall back to a restart there) and never interleave with a user's reload of the same app.
-// The reload job does not carry reasons: the reason is handed to the instance at the step just
-// before its restart is counted (`ready`: the swap; `restart`: the fallback).
 function createReplacer ({ reloader, logger }) {
   async function replaceOne (inst, reason) {
     if (!reloader) return inst.restart(reason)
-    const stamp = (step) => {
-      if (step.id === inst.id && (step.type === 'ready' || step.type === 'restart')) inst.nextRestartReason = reason
-    }
-    try {
-      await reloader.reload(String(inst.id), { onStep: stamp })
-    } finally {
-      inst.nextRestartReason = null
-    }
+    await reloader.reload(String(inst.id), { reason })
   }
 
   // One instance after the other, like a reload; stops at the first failure (the rest keep
