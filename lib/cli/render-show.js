@@ -29,7 +29,8 @@ function renderOne (p) {
     ['cpu', formatPercent(p.cpu)],
     ['memory', formatBytes(p.memory)]
   ]
-  if (m) {
+  // A process without the agent (non-Node, metrics off) has no agent figures, not zeroes.
+  if (m && typeof m.heapUsed === 'number') {
     rows.push(['heap', `${formatBytes(m.heapUsed)} / ${formatBytes(m.heapTotal)}`])
     rows.push(['loop delay', `p50 ${ms(m.elP50)}  p95 ${ms(m.elP95)}  p99 ${ms(m.elP99)}  max ${ms(m.elMax)}`])
     rows.push(['loop utilization', `${Math.round((m.elu || 0) * 100)}%`])

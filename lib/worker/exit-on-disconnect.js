@@ -15,8 +15,7 @@ function watchDisconnect ({ intervalMs, graceMs, connected, exit = process.exit 
   const timer = setInterval(() => {
     if (connected()) return
     clearInterval(timer)
-    // Loaded only now: in a fork child `node:cluster` is not loaded yet and costs ~2 MiB, while in
-    // a cluster worker Node has loaded it already (and cleared NODE_UNIQUE_ID before our preload).
+    // isWorker, not NODE_UNIQUE_ID: Node deletes that variable before preloads run.
     if (require('node:cluster').isWorker) return
     setTimeout(() => exit(0), graceMs).unref()
   }, intervalMs)
