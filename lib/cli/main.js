@@ -1,12 +1,12 @@
 'use strict'
 
-const { Command, CommanderError } = require('commander')
 const { action } = require('./run')
 const { version } = require('../../package.json')
 
 // The program: names, flags and help text. Each action lives in lib/cli/commands/ and is
 // required only when its command runs, so `xpm ping` never loads table or UI code.
 function buildProgram (argv = []) {
+  const { Command } = require('commander')
   const program = new Command('xpm')
     .version(version, '-v, --version')
     .description('A production process manager for Node.js')
@@ -115,7 +115,20 @@ function parseCount (value) {
   return n
 }
 
+// The commands people run in loops and scripts skip the parser (and commander's load time)
+// when they come without options.
+const FAST_PATH = {
+  list: ['list', 'list'],
+  ls: ['list', 'list'],
+  status: ['list', 'list'],
+  jlist: ['list', 'jlist'],
+  ping: ['daemon', 'ping']
+}
+
 async function main (argv) {
+  const fast = argv.length === 3 && Object.hasOwn(FAST_PATH, argv[2]) ? FAST_PATH[argv[2]] : null
+  if (fast) return action(require(`./commands/${fast[0]}`)[fast[1]])({})
+  const { CommanderError } = require('commander')
   const program = buildProgram(argv)
   if (argv.length <= 2) {
     program.outputHelp()
