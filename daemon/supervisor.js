@@ -126,10 +126,29 @@ class Supervisor extends EventEmitter {
   async startInstances (instances) {
     const outcomes = await Promise.allSettled(instances.map((i) => i.start()))
     const failures = []
-    outcomes.forEach((o, n) => {
-      if (o.status === 'rejected') failures.push({ id: instances[n].id, instance: instances[n].index, message: o.reason.message })
-    })
+    for (const [n, o] of outcomes.entries()) {
+      if (o.status !== 'rejected') continue
+      const inst = instances[n]
+      failures.push({ id: inst.id, instance: inst.index, message: o.reason.message, stderr: await this.lastErrorLines(inst) })
+    }
     return { ids: instances.map((i) => i.id), failures }
+  }
+
+  // The last lines a process that failed to start wrote on stderr, so the CLI can show why
+  // (a missing module, a port in use) without a trip to `xpm logs`.
+  async lastErrorLines (inst, count = 5) {
+    if (!this.logSink) return []
+    const stderr = inst.handle?.stderr
+    if (stderr && !stderr.closed) {
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, 300)
+        stderr.once('close', () => { clearTimeout(timer); resolve() })
+      })
+    }
+    const lines = (await this.logSink.tail({ ids: new Set([inst.id]), streams: new Set(['err']) }, 40).catch(() => [])).map((l) => l.line)
+    // Prefer the thrown error's own line ("Error: Cannot find module 'x'") over Node's trailer.
+    const thrown = lines.findIndex((l) => /^\s*(\w*Error|Uncaught)\b/.test(l))
+    return thrown === -1 ? lines.slice(-count) : lines.slice(thrown, thrown + count)
   }
 
   async startTarget (target) {

@@ -5,11 +5,6 @@ const { histogramSource, weightedLag } = require('./loop-delay')
 
 const RESOLUTION_MS = 10
 
-function round (value, digits) {
-  const f = 10 ** digits
-  return Math.round(value * f) / f
-}
-
 // Sends heap, RSS, event-loop delay and utilization over each interval through `send`
 // (returns false when the message could not go out). Stops itself once `connected()` is false.
 function startMetricsReporter ({ intervalMs, send, connected }) {
@@ -27,15 +22,16 @@ function startMetricsReporter ({ intervalMs, send, connected }) {
     lastElu = elu
     lastAt = now
     const mem = process.memoryUsage()
+    // Rounded inline, not by a helper called five times a tick (see loop-delay.js on TurboFan).
     return {
       heapUsed: mem.heapUsed,
       heapTotal: mem.heapTotal,
       rss: mem.rss,
-      elP50: round(delay.elP50, 2),
-      elP95: round(delay.elP95, 2),
-      elP99: round(delay.elP99, 2),
-      elMax: round(delay.elMax, 2),
-      elu: round(utilization, 4)
+      elP50: Math.round(delay.elP50 * 100) / 100,
+      elP95: Math.round(delay.elP95 * 100) / 100,
+      elP99: Math.round(delay.elP99 * 100) / 100,
+      elMax: Math.round(delay.elMax * 100) / 100,
+      elu: Math.round(utilization * 10000) / 10000
     }
   }
 

@@ -136,3 +136,11 @@ test('a non-Node program runs in fork mode, through --interpreter or as an execu
   assert.equal((await h.run(['stop', 'all'])).code, 0)
   for (const p of list) assert.ok(!isAlive(p.pid))
 })
+
+test('an app that fails on boot: xpm start exits 1 and shows the error it printed', async (t) => {
+  const h = createHome(t)
+  const res = await h.run(['start', fixture('missing-module.js'), '--name', 'broken', '--max-restarts', '1'])
+  assert.equal(res.code, 1)
+  assert.match(res.stderr, /Error: Cannot find module 'a-module-that-is-not-installed'/)
+  assert.match(res.stderr, /broken\[0\].*exited with code 1 before it was ready.*XPM_ERR_START_FAILED/)
+})

@@ -45,8 +45,9 @@ async function agentReports (h, name, count, { timeout = 15000, minUptime = 1500
       last = key(p.metrics)
       if (p.uptime >= minUptime) reports.push(p)
     }
-    return until(reports)
-  }, { timeout, interval, message: `agent reports from ${name}; got ${JSON.stringify(reports.map((p) => p.metrics))}` })
+    if (until(reports)) return true
+    throw new Error(`so far ${JSON.stringify(reports.map((p) => p.metrics))}`) // waitFor's timeout message shows the last one
+  }, { timeout, interval, message: `agent reports from ${name}` })
   return reports
 }
 
@@ -117,7 +118,11 @@ describe('agent figures', { concurrency: true }, () => {
       ], { CHILD_PINGS: '3', XPM_METRICS_INTERVAL: '100' })
 
       const pongs = ['child {"pong":1}', 'child {"pong":2}', 'child {"pong":3}']
-      await waitFor(() => outLog(h, 'talker').includes(pongs[2]), { timeout: 15000, message: `three pongs in the log; got ${JSON.stringify(outLog(h, 'talker'))}` })
+      await waitFor(() => {
+        const log = outLog(h, 'talker')
+        if (log.includes(pongs[2])) return true
+        throw new Error(`the log so far: ${JSON.stringify(log)}`)
+      }, { timeout: 15000, message: 'three pongs in the log' })
       // The agent is live in this app while it talks, not just loaded.
       const reports = await agentReports(h, 'talker', 3, { minUptime: 0 })
       const { pid } = reports[2]

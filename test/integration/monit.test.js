@@ -61,11 +61,12 @@ describe('xpm monit in a terminal', { concurrency: true, skip }, () => {
 
     const { session, stderr } = await startMonit(t, h)
     // First paint: the three rows, the header totals, the first process selected with its latency.
-    const screen = await session.waitForText(/p99 \d+ ms/, { timeout: 15000 })
+    await session.waitForText(/p99 \d+ ms/, { timeout: 15000 })
     await waitFor(async () => {
       const s = await session.capture()
-      return listRow(0, 'blocked').test(s) && listRow(1, 'api').test(s) && listRow(2, 'api').test(s)
-    }, { timeout: 10000, message: `three list rows on the screen:\n${screen}` })
+      if (listRow(0, 'blocked').test(s) && listRow(1, 'api').test(s) && listRow(2, 'api').test(s)) return true
+      throw new Error(`the screen:\n${s}`)
+    }, { timeout: 10000, message: 'three list rows on the screen' })
     const first = await session.capture()
     assert.match(first, /xpm monit {3}3\/3 online {3}CPU \d+\.\d% {3}MEM \d+(\.\d)? MB/)
     assert.match(first, detailTitle('blocked', 0))

@@ -34,6 +34,7 @@ async function start (ctx) {
   else process.stdout.write(renderList(list))
   if (failures.length) {
     const first = failures[0]
+    if (first.stderr?.length) process.stderr.write(`[xpm] last lines of ${first.name ?? target}[${first.instance}] on stderr:\n${first.stderr.map((l) => '  ' + l).join('\n')}\n`)
     throw new XpmError('XPM_ERR_START_FAILED',
       `${failures.length} process(es) did not reach online: ${first.message}; see \`xpm logs ${first.name ?? target}\``,
       { details: failures })
