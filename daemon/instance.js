@@ -200,7 +200,7 @@ class Instance extends EventEmitter {
       memory: latest?.memory ?? 0,
       lastExit: this.lastExit,
       lastRestartReason: this.lastRestartReason,
-      metrics: latest && latest.heapUsed !== undefined
+      metrics: latest && latest.heapUsed != null
         ? pick(latest, ['heapUsed', 'heapTotal', 'rss', 'elP50', 'elP95', 'elP99', 'elMax', 'elu', 'at'])
         : null
     }

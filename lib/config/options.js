@@ -52,7 +52,7 @@ const OPTIONS = [
   { key: 'log_interval', target: 'logs.rotate.interval', type: 'duration', default: null, nullable: true, flag: '--log-interval <duration>', description: 'Also rotate on this interval, e.g. "1d"' },
   { key: 'log_compress', target: 'logs.rotate.compress', type: 'boolean', default: false, flag: '--log-compress', description: 'Gzip rotated log files' },
   // Monitoring and watching
-  { key: 'metrics', target: 'metrics', type: 'boolean', default: true, flag: '--no-metrics', flagHelp: 'do not preload the metrics agent', description: 'Preload the agent that reports heap and event-loop metrics (Node apps)' },
+  { key: 'metrics', target: 'metrics', type: 'boolean', default: true, flag: '--no-metrics', flagHelp: 'turn off the heap and event-loop reports of the agent (CPU and memory are still sampled)', description: 'Heap and event-loop reports from the agent preloaded into Node workers (the agent itself stays, for the reload drain)' },
   { key: 'watch', target: 'watch', type: 'watch', default: false, flag: '--watch [paths]', flagHelp: 'restart when files change: in the cwd, or in these comma-separated paths', description: 'Restart when files change: true (the cwd), a path or a list of paths' },
   { key: 'ignore_watch', target: 'ignoreWatch', type: 'list', default: [], flag: '--ignore-watch <paths>', description: 'Paths or globs not to watch (node_modules and .git are always ignored)' },
   { key: 'watch_delay', target: 'watchDelay', type: 'duration', default: 1000, flag: '--watch-delay <duration>', description: 'Wait this long after the last change before restarting' }

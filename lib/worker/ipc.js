@@ -15,7 +15,7 @@ function connected () {
 }
 
 function send (message) {
-  if (inFlight || !connected()) return false
+  if (inFlight || process.connected !== true) return false
   inFlight = true
   try {
     process.send(message, done)
