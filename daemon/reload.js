@@ -115,7 +115,7 @@ function createReloader ({ supervisor, logger }) {
     const previous = inst.handle // the old worker, or whatever crash-restart put in the slot meanwhile
     inst.swapHandle(replacement, reason)
     if (previous && !previous.exited) {
-      previous.send({ 'xpm:control': 'drain' })
+      previous.send({ cmd: 'NODE_XPM_DRAIN' }) // see lib/worker/drain.js
       await stopProcess(previous, spec)
     }
     step({ type: 'stopped', id: inst.id, instance: inst.index, oldPid: previous?.pid ?? oldPid })

@@ -13,14 +13,16 @@ function renderList (processes, { columns = process.stdout.columns || 80 } = {})
     String(p.restarts), p.status, formatPercent(p.cpu), formatBytes(p.memory)
   ])
   const widths = HEAD.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-  const overhead = HEAD.length * 3 + 1
-  const spare = columns - overhead - widths.reduce((a, b) => a + b, 0)
+  const content = widths.reduce((a, b) => a + b, 0)
+  // Two spaces of padding per column when they fit, one when not; then the name column gives way.
+  const padding = content + HEAD.length * 3 + 1 <= columns ? 2 : 1
+  const spare = columns - content - HEAD.length * (padding + 1) - 1
   if (spare < 0) widths[1] = Math.max(6, widths[1] + spare)
   const Table = require('cli-table3')
   const table = new Table({
     head: HEAD,
-    colWidths: widths.map((w) => w + 2),
-    style: { head: process.stdout.isTTY ? ['cyan', 'bold'] : [], border: process.stdout.isTTY ? ['grey'] : [] },
+    colWidths: widths.map((w) => w + padding),
+    style: { 'padding-left': 1, 'padding-right': padding - 1, head: process.stdout.isTTY ? ['cyan', 'bold'] : [], border: process.stdout.isTTY ? ['grey'] : [] },
     wordWrap: false,
     chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' }
   })

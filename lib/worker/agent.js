@@ -20,9 +20,9 @@ function startAgent () {
   if (typeof process.send !== 'function' || process.env.XPM_AGENT === '0') return null
   const ipc = require('./ipc')
   const intervalMs = intervalFrom(process.env)
-  // Cluster workers already keep their IPC channel referenced (cluster listens for 'disconnect'),
-  // so this listener adds no liveness; it only waits for the reload's drain message.
-  if (require('node:cluster').isWorker) process.on('message', require('./drain').installDrain())
+  // The reload's drain message arrives as an internal message: invisible to the app's own
+  // process.on('message'), and the listener adds no liveness.
+  if (require('node:cluster').isWorker) process.on('internalMessage', require('./drain').installDrain())
   if (process.env.XPM_METRICS === '0') return { metrics: null, disconnect: null }
   const { startMetricsReporter } = require('./metrics-reporter')
   const { watchDisconnect } = require('./exit-on-disconnect')
