@@ -23,12 +23,12 @@ function startAgent () {
   // The reload's drain message arrives as an internal message: invisible to the app's own
   // process.on('message'), and the listener adds no liveness.
   if (require('node:cluster').isWorker) process.on('internalMessage', require('./drain').installDrain())
-  if (process.env.XPM_METRICS === '0') return { metrics: null, disconnect: null }
+  if (process.env.XPM_METRICS === '0') return { metrics: null }
   const { startMetricsReporter } = require('./metrics-reporter')
-  const { watchDisconnect } = require('./exit-on-disconnect')
+  const { exitAfterDisconnect } = require('./exit-on-disconnect')
+  const onDisconnect = () => exitAfterDisconnect({ graceMs: DISCONNECT_GRACE_MS })
   return {
-    metrics: startMetricsReporter({ intervalMs, send: ipc.send, connected: ipc.connected }),
-    disconnect: watchDisconnect({ intervalMs, graceMs: DISCONNECT_GRACE_MS, connected: ipc.connected })
+    metrics: startMetricsReporter({ intervalMs, send: ipc.send, connected: ipc.connected, onDisconnect })
   }
 }
 

@@ -5,22 +5,18 @@
 // the worker exits with code 0 after a short grace that lets the app's own 'disconnect' handlers
 // finish what they started (closing a server, flushing a file).
 //
-// The channel is polled instead of listened to: in Node 20 a process.on('disconnect') listener
-// refs the channel and keeps an app alive that would otherwise exit, and process.channel.unref()
-// would in turn stop an app's own process.on('message') from keeping it alive.
+// The agent notices the loss by polling process.connected on its report timer instead of
+// listening: in Node 20 a process.on('disconnect') listener refs the channel and keeps an app
+// alive that would otherwise exit, and process.channel.unref() would in turn stop an app's own
+// process.on('message') from keeping it alive.
 //
 // Cluster workers are left alone: Node exits them itself when the primary disconnects
 // unexpectedly, and after a deliberate worker.disconnect() they must drain and exit on their own.
-function watchDisconnect ({ intervalMs, graceMs, connected, exit = process.exit }) {
-  const timer = setInterval(() => {
-    if (connected()) return
-    clearInterval(timer)
-    // isWorker, not NODE_UNIQUE_ID: Node deletes that variable before preloads run.
-    if (require('node:cluster').isWorker) return
-    setTimeout(() => exit(0), graceMs).unref()
-  }, intervalMs)
-  timer.unref()
-  return { stop: () => clearInterval(timer) }
+function exitAfterDisconnect ({ graceMs, exit = process.exit }) {
+  // isWorker, not NODE_UNIQUE_ID: Node deletes that variable before preloads run.
+  if (require('node:cluster').isWorker) return false
+  setTimeout(() => exit(0), graceMs).unref()
+  return true
 }
 
-module.exports = { watchDisconnect }
+module.exports = { exitAfterDisconnect }

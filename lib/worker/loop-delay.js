@@ -11,25 +11,46 @@
 //   a stall starting right after a report would be lost. The wall time no sample accounts for is
 //   added back as one sample when it exceeds two ticks (below that it is the partial ticks at the
 //   interval's ends).
-// - JS that runs many times a second gets optimized by TurboFan, and the first optimization in an
-//   otherwise idle app costs it ~4 MiB of RSS. So the distribution is read in one call (the
-//   histogram's `percentiles` map, finest near the top) and walked once, in one function.
+// - JS the agent runs every second eventually gets optimized by TurboFan, and the first
+//   optimization in an otherwise idle app costs it ~4 MiB of RSS. So when no tick was long (the
+//   usual case) only a few native getters are read; the weighted walk over the histogram's
+//   `percentiles` map (finest near the top) runs only after a stall, when the app itself has been
+//   busy running JS anyway.
 
 const NS_PER_MS = 1e6
 
-// { count, sum (ms), points: Map percentile → tick length (ns), ascending } of a histogram.
+// What weightedLag() needs from a histogram, in ms: { count, sum, max, p50, p95, points() },
+// points() giving the Map percentile → tick length (ns), read only when needed.
 function histogramSource (histogram) {
   const count = histogram.count
-  if (count === 0) return { count, sum: 0, points: null }
-  return { count, sum: histogram.mean * count / NS_PER_MS, points: histogram.percentiles }
+  if (count === 0) return { count, sum: 0, max: 0, p50: 0, p95: 0, points: () => null }
+  return {
+    count,
+    sum: histogram.mean * count / NS_PER_MS,
+    max: histogram.max / NS_PER_MS,
+    p50: histogram.percentile(50) / NS_PER_MS,
+    p95: histogram.percentile(95) / NS_PER_MS,
+    points: () => histogram.percentiles
+  }
 }
 
 // A tick's lag is its length beyond the resolution. Each step between two percentile points is
 // taken as that share of the samples at the upper value (an upper bound). elapsedMs: wall time
 // of the interval, to recover a tick reset() dropped.
-function weightedLag ({ count, sum, points }, resolutionMs, elapsedMs) {
+function weightedLag (source, resolutionMs, elapsedMs) {
+  const { count, sum, max } = source
   const unaccounted = elapsedMs === undefined ? 0 : elapsedMs - sum
   let extra = unaccounted > 2 * resolutionMs ? unaccounted : 0
+  if (extra === 0 && max <= 2 * resolutionMs) {
+    // No tick was long: they weigh nearly the same, and each spans >= 1% of a 1 s interval.
+    return {
+      elP50: Math.max(0, source.p50 - resolutionMs),
+      elP95: Math.max(0, source.p95 - resolutionMs),
+      elP99: Math.max(0, max - resolutionMs),
+      elMax: Math.max(0, max - resolutionMs)
+    }
+  }
+  const points = source.points()
   const spans = []
   const weights = []
   let total = extra

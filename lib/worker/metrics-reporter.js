@@ -6,8 +6,10 @@ const { histogramSource, weightedLag } = require('./loop-delay')
 const RESOLUTION_MS = 10
 
 // Sends heap, RSS, event-loop delay and utilization over each interval through `send`
-// (returns false when the message could not go out). Stops itself once `connected()` is false.
-function startMetricsReporter ({ intervalMs, send, connected }) {
+// (returns false when the message could not go out). Once `connected()` is false it stops and
+// calls `onDisconnect`: one timer serves both, as every extra callback a second is JS that
+// TurboFan may end up optimizing (see loop-delay.js).
+function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () => {} }) {
   const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS })
   histogram.enable()
   let lastElu = performance.eventLoopUtilization()
@@ -41,7 +43,10 @@ function startMetricsReporter ({ intervalMs, send, connected }) {
   }
 
   const timer = setInterval(() => {
-    if (!connected()) return stop()
+    if (!connected()) {
+      stop()
+      return onDisconnect()
+    }
     send({ 'xpm:agent': 'metrics', data: collect() })
   }, intervalMs)
   // The agent must never be the reason an app stays alive.

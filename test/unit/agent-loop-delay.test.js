@@ -70,11 +70,14 @@ test('between percentile points the figure is an upper bound', () => {
   assert.ok(lag.elP50 >= 0.15 && lag.elP50 <= 2.05, `p50 ${lag.elP50}`)
 })
 
-test('histogramSource gives count, sum in ms and the percentile points', () => {
+test('histogramSource gives count, sum, max, p50, p95 in ms and the percentile points', () => {
   const src = source([5, 10, 10, 210])
   assert.equal(src.count, 4)
   assert.ok(near(src.sum, 235, 0.5))
-  const points = [...src.points]
+  assert.ok(near(src.max, 210, 0.5))
+  assert.ok(near(src.p50, 10))
+  assert.ok(near(src.p95, 210, 0.5))
+  const points = [...src.points()]
   assert.deepEqual(points[0][0], 0)
   assert.deepEqual(points.at(-1)[0], 100)
   assert.ok(near(points.at(-1)[1] / 1e6, 210, 0.5))
