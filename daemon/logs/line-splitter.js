@@ -21,12 +21,21 @@ class LineSplitter {
   push (chunk) {
     const lines = []
     let start = 0
-    let nl
-    while ((nl = chunk.indexOf(NL, start)) !== -1) {
-      let piece = chunk.subarray(start, nl)
-      if (this.partBytes) piece = this.takePartial(piece)
-      this.emit(piece, lines)
+    const nl = chunk.indexOf(NL)
+    if (nl !== -1 && this.partBytes) {
+      this.emit(this.takePartial(chunk.subarray(0, nl)), lines)
       start = nl + 1
+    }
+    const last = chunk.lastIndexOf(NL)
+    if (last >= start) {
+      // The complete lines of a read, decoded at once: one string per chunk instead of one
+      // decode per line. A '\n' byte never occurs inside a UTF-8 sequence, and an invalid
+      // sequence before it decodes to U+FFFD either way, so splitting the string is the same.
+      for (const line of chunk.toString('utf8', start, last).split('\n')) {
+        if (line.length * 3 > this.max && Buffer.byteLength(line) > this.max) this.emit(Buffer.from(line), lines)
+        else lines.push(line.endsWith('\r') ? line.slice(0, -1) : line)
+      }
+      start = last + 1
     }
     if (start < chunk.length) this.keep(chunk.subarray(start), lines)
     return lines
