@@ -5,6 +5,7 @@ const net = require('node:net')
 const http = require('node:http')
 const { execFile } = require('node:child_process')
 const { setTimeout: delay } = require('node:timers/promises')
+const { isAlive } = require('../../lib/pid')
 
 const CLK_TCK = 100
 
@@ -69,16 +70,6 @@ function httpGet (port, { timeout = 2000 } = {}) {
     req.on('timeout', () => req.destroy(new Error('timeout')))
     req.on('error', reject)
   })
-}
-
-function isAlive (pid) {
-  if (!pid) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return err.code === 'EPERM'
-  }
 }
 
 function kill (pid, signal = 'SIGKILL') {

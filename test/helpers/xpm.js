@@ -7,6 +7,7 @@ const net = require('node:net')
 const http = require('node:http')
 const { execFile } = require('node:child_process')
 const { setTimeout: delay } = require('node:timers/promises')
+const { isAlive } = require('../../lib/pid')
 
 const ROOT = path.join(__dirname, '..', '..')
 const BIN = path.join(ROOT, 'bin', 'xpm')
@@ -55,15 +56,6 @@ function runXpm (args, { env = process.env, cwd = ROOT, timeout = 60000, input }
     if (input !== undefined) child.stdin.end(input)
     else child.stdin.end()
   })
-}
-
-function isAlive (pid) {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return err.code === 'EPERM'
-  }
 }
 
 // Polls `fn` until it returns a truthy value; rejects after `timeout` ms with the last error.

@@ -1,6 +1,7 @@
 'use strict'
 
 const { homePaths } = require('../../paths')
+const { isAlive } = require('../../pid')
 
 async function ping (ctx) {
   const client = await ctx.connect()
@@ -30,13 +31,4 @@ async function kill (ctx) {
   process.stdout.write(`[xpm] daemon (pid ${pid}) stopped\n`)
 }
 
-function isAlive (pid) {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return err.code === 'EPERM'
-  }
-}
-
-module.exports = { ping, kill, isAlive }
+module.exports = { ping, kill }
