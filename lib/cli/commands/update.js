@@ -6,7 +6,7 @@ const { performance } = require('node:perf_hooks')
 const { setTimeout: delay } = require('node:timers/promises')
 const { XpmError } = require('../../errors')
 const { homePaths } = require('../../paths')
-const { isAlive } = require('./daemon')
+const { isAlive } = require('../../pid')
 
 // `xpm update`: the running daemon writes its apps to XPM_HOME/update.json, stops them and
 // exits; a daemon started from the installed code restores that file on its own. Listening
