@@ -42,6 +42,9 @@ function createHome (t) {
       if (isAlive(pid)) try { process.kill(pid, 'SIGKILL') } catch {}
     }
     for (const p of seenPids) if (isAlive(p)) try { process.kill(p, 'SIGKILL') } catch {}
+    // A test that failed half-way (say, during a daemon hand-over) may have left a daemon the pid
+    // file does not name: anything started with this XPM_HOME goes too, by pid.
+    for (const p of pidsWithHome(home)) try { process.kill(p, 'SIGKILL') } catch {}
     fs.rmSync(home, { recursive: true, force: true })
   }
   if (t) t.after(cleanup)
@@ -56,6 +59,21 @@ function runXpm (args, { env = process.env, cwd = ROOT, timeout = 60000, input }
     if (input !== undefined) child.stdin.end(input)
     else child.stdin.end()
   })
+}
+
+// Processes whose environment names this XPM_HOME (Linux /proc; elsewhere none are found).
+function pidsWithHome (home) {
+  const needle = `XPM_HOME=${home}\0`
+  const found = []
+  let entries = []
+  try { entries = fs.readdirSync('/proc') } catch { return found }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
+    try {
+      if (fs.readFileSync(`/proc/${entry}/environ`, 'latin1').includes(needle)) found.push(Number(entry))
+    } catch {}
+  }
+  return found
 }
 
 // Polls `fn` until it returns a truthy value; rejects after `timeout` ms with the last error.
