@@ -76,6 +76,10 @@ class Instance extends EventEmitter {
       this.onlineSince = Date.now()
       this.setStatus(STATUS.ONLINE)
     }
+    this.watch(handle)
+  }
+
+  watch (handle) {
     handle.on('listening', () => { this.app.listens = true })
     handle.once('exit', (exit) => this.onExit(handle, exit))
   }
@@ -88,8 +92,7 @@ class Instance extends EventEmitter {
     this.handle = handle
     this.startedAt = performance.now()
     this.onlineSince = Date.now()
-    handle.on('listening', () => { this.app.listens = true })
-    handle.once('exit', (exit) => this.onExit(handle, exit))
+    this.watch(handle)
     if (this.status !== STATUS.ONLINE) {
       if (this.status !== STATUS.LAUNCHING) this.setStatus(STATUS.LAUNCHING)
       this.setStatus(STATUS.ONLINE)

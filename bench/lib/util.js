@@ -1,11 +1,14 @@
 'use strict'
 
 const fs = require('node:fs')
-const net = require('node:net')
 const http = require('node:http')
 const { execFile } = require('node:child_process')
 const { setTimeout: delay } = require('node:timers/promises')
 const { isAlive } = require('../../lib/pid')
+const { waitFor: waitUntil, freePort } = require('../../test/helpers/wait')
+
+// Benchmarks wait longer by default: a daemon under load answers slower than in the tests.
+const waitFor = (fn, opts) => waitUntil(fn, { timeout: 15000, ...opts })
 
 const CLK_TCK = 100
 
@@ -29,32 +32,6 @@ async function runOk (file, args, opts) {
     throw new Error(`${what} exited ${res.code}${res.signal ? ` (${res.signal})` : ''}: ${(res.stderr || res.stdout).trim().split('\n').slice(-3).join(' | ')}`)
   }
   return res
-}
-
-async function waitFor (fn, { timeout = 15000, interval = 20, message = 'condition' } = {}) {
-  const deadline = Date.now() + timeout
-  let last
-  while (Date.now() < deadline) {
-    try {
-      const value = await fn()
-      if (value) return value
-    } catch (err) {
-      last = err
-    }
-    await delay(interval)
-  }
-  throw new Error(`timed out after ${timeout} ms waiting for ${message}${last ? `: ${last.message}` : ''}`)
-}
-
-function freePort () {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address()
-      srv.close(() => resolve(port))
-    })
-  })
 }
 
 // GET / on 127.0.0.1 over a fresh connection; resolves the body.

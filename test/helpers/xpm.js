@@ -3,11 +3,10 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const net = require('node:net')
 const http = require('node:http')
 const { execFile } = require('node:child_process')
-const { setTimeout: delay } = require('node:timers/promises')
 const { isAlive } = require('../../lib/pid')
+const { waitFor, freePort, delay } = require('./wait')
 
 const ROOT = path.join(__dirname, '..', '..')
 const BIN = path.join(ROOT, 'bin', 'xpm')
@@ -74,33 +73,6 @@ function pidsWithHome (home) {
     } catch {}
   }
   return found
-}
-
-// Polls `fn` until it returns a truthy value; rejects after `timeout` ms with the last error.
-async function waitFor (fn, { timeout = 10000, interval = 50, message = 'condition' } = {}) {
-  const deadline = Date.now() + timeout
-  let last
-  while (Date.now() < deadline) {
-    try {
-      const value = await fn()
-      if (value) return value
-    } catch (err) {
-      last = err
-    }
-    await delay(interval)
-  }
-  throw new Error(`Timed out after ${timeout} ms waiting for ${message}${last ? `: ${last.message}` : ''}`)
-}
-
-function freePort () {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address()
-      srv.close(() => resolve(port))
-    })
-  })
 }
 
 // GET on 127.0.0.1 with a fresh connection; resolves { status, body, json }.

@@ -9,6 +9,7 @@ const { fork } = require('node:child_process')
 const cluster = require('node:cluster')
 const path = require('node:path')
 const { setTimeout: delay } = require('node:timers/promises')
+const { waitFor } = require('../helpers/wait')
 
 const AGENT = path.join(__dirname, '..', '..', 'lib', 'worker', 'agent.js')
 const FIXTURES = path.join(__dirname, '..', 'fixtures')
@@ -32,16 +33,6 @@ function start (fixture, env = {}) {
   child.on('message', (msg) => (msg?.['xpm:agent'] === 'metrics' ? reports : others).push(msg))
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
   return { child, reports, others, exited }
-}
-
-async function waitFor (check, timeoutMs = 10000) {
-  const deadline = performance.now() + timeoutMs
-  for (;;) {
-    const value = check()
-    if (value) return value
-    if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
-    await delay(20)
-  }
 }
 
 function withDeadline (promise, ms, what) {

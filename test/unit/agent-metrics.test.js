@@ -7,6 +7,7 @@ const assert = require('node:assert/strict')
 const { fork } = require('node:child_process')
 const path = require('node:path')
 const { setTimeout: delay } = require('node:timers/promises')
+const { waitFor } = require('../helpers/wait')
 
 const AGENT = path.join(__dirname, '..', '..', 'lib', 'worker', 'agent.js')
 const FIXTURES = path.join(__dirname, '..', 'fixtures')
@@ -28,16 +29,6 @@ function start (fixture, env = {}) {
   return { child, reports, others, exited }
 }
 
-async function waitFor (check, timeoutMs = 10000) {
-  const deadline = performance.now() + timeoutMs
-  for (;;) {
-    const value = check()
-    if (value) return value
-    if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
-    await delay(20)
-  }
-}
-
 after(() => {
   for (const child of children) {
     if (child.exitCode === null && child.signalCode === null) {
@@ -48,7 +39,7 @@ after(() => {
 
 test('a worker that blocks its loop 200 ms every second reports p99 >= 150 ms', async () => {
   const { reports } = start('block-loop.js', { XPM_METRICS_INTERVAL: '1000' })
-  await waitFor(() => reports.length >= 3, 15000)
+  await waitFor(() => reports.length >= 3, { timeout: 15000 })
   const p99s = reports.map((r) => r.data.elP99)
   assert.ok(p99s.some((p) => p >= 150), `p99 per report: ${p99s}`)
   assert.ok(reports.some((r) => r.data.elMax >= 150), `max per report: ${reports.map((r) => r.data.elMax)}`)
@@ -61,7 +52,7 @@ test('an idle worker reports p99 under 20 ms and full figures', async () => {
   const quiet = await waitFor(() => {
     const last = reports.slice(-3)
     return last.length === 3 && last.every((r) => r.data.elP99 < 20) && last
-  }, 15000)
+  }, { timeout: 15000 })
   for (const { data } of quiet) {
     assert.ok(data.elP99 < 20, `p99 ${data.elP99}`)
     for (const key of ['heapUsed', 'heapTotal', 'rss', 'elP50', 'elP95', 'elP99', 'elMax', 'elu']) {

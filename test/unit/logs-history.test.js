@@ -8,20 +8,13 @@ const path = require('node:path')
 const { PassThrough } = require('node:stream')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { createLogSink } = require('../../daemon/logs')
+const { waitFor } = require('../helpers/wait')
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-logs-'))
 const spec = (name, logs = {}) => ({ name, cwd: '/', logs })
 const numbered = (tag, from, to) => { let t = ''; for (let i = from; i < to; i++) t += `${tag} ${i}\n`; return t }
 const seqOf = (l) => Number(l.line.split(' ').pop())
 const ALL = { names: null, ids: null, streams: new Set(['out', 'err']) }
-
-async function waitFor (check, { timeout = 5000, what = 'condition' } = {}) {
-  const deadline = Date.now() + timeout
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(5)
-  }
-}
 
 async function feed (stream, text, { chunk = 4099 } = {}) {
   for (let i = 0; i < text.length; i += chunk) {
@@ -48,7 +41,7 @@ test('tailAndSubscribe: exactly the last 20 lines, then a later line arrives liv
   assert.equal(history[0].app, 't')
   assert.equal(history[0].id, 0)
   p.stdout.write('t 100\n')
-  await waitFor(() => live.length === 1, { what: 'live line' })
+  await waitFor(() => live.length === 1, { message: 'live line' })
   assert.equal(live[0].line, 't 100')
   unsubscribe()
   p.stdout.write('t 101\n')

@@ -8,17 +8,10 @@ const path = require('node:path')
 const { PassThrough, Writable } = require('node:stream')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { createLogSink } = require('../../daemon/logs')
+const { waitFor } = require('../helpers/wait')
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-logs-'))
 const spec = (name, logs = {}) => ({ name, cwd: '/', logs })
-
-async function waitFor (check, { timeout = 5000, what = 'condition' } = {}) {
-  const deadline = Date.now() + timeout
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(5)
-  }
-}
 
 // Feeds text through a pipe-like stream in uneven chunks, honouring back-pressure.
 async function feed (stream, text, { chunk = 4099 } = {}) {
@@ -54,7 +47,7 @@ test('two writers x 100,000 numbered lines in bursts land exactly once', async (
   const b = attach(sink, s, 1)
   await Promise.all([feed(a.stdout, numbered('a', 0, 100000)), feed(b.stdout, numbered('b', 0, 100000), { chunk: 777 })])
   for (const stream of [a.stdout, b.stdout, a.stderr, b.stderr]) stream.end()
-  await waitFor(() => sink.stats().sources === 0, { what: 'pipes end' })
+  await waitFor(() => sink.stats().sources === 0, { message: 'pipes end' })
   await sink.close()
   const lines = fs.readFileSync(path.join(dir, 'burst-out.log'), 'utf8').split('\n').slice(0, -1)
   assert.equal(lines.length, 200000)
@@ -216,6 +209,6 @@ test('maxFiles 0 keeps only the current file', async () => {
   stdout.end()
   await waitFor(() => sink.stats().sources === 0)
   await sink.close()
-  await waitFor(() => fs.readdirSync(dir).filter((n) => n.startsWith('zero-out')).length === 1, { what: 'rotated files removed' })
+  await waitFor(() => fs.readdirSync(dir).filter((n) => n.startsWith('zero-out')).length === 1, { message: 'rotated files removed' })
   assert.ok(fs.statSync(path.join(dir, 'zero-out.log')).size <= 4096 + 16 * 1024)
 })

@@ -15,6 +15,7 @@ const { MonitModel } = require('../../lib/monit/model')
 const { XpmError } = require('../../lib/errors')
 const { Client } = require('../../lib/client')
 const { encode, LineDecoder } = require('../../lib/protocol')
+const { waitFor } = require('../helpers/wait')
 
 function proc (id) {
   return { id, name: `svc-${id}`, instance: 0, pid: 900 + id, status: 'online', restarts: 0, uptime: 5000, cpu: 3.5, memory: 30 * 1024 * 1024, metrics: { heapUsed: 1e7, heapTotal: 2e7, elP50: 1, elP95: 2, elP99: 3, elMax: 4, elu: 0.1 } }
@@ -42,14 +43,6 @@ function terminal () {
   let errText = ''
   stderr.on('data', (chunk) => { errText += chunk })
   return { stdin, stdout, stderr, screen: () => screen, errText: () => errText }
-}
-
-async function waitFor (predicate, timeout = 2000) {
-  const deadline = Date.now() + timeout
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise((resolve) => setImmediate(resolve))
-  }
 }
 
 test('subscribes to processes and logs, draws the list, moves with j/k and quits with q (exit 0)', async () => {
@@ -141,7 +134,7 @@ test('a burst of log lines between pushes is painted once, not once per line', a
   term.stdout.on('data', () => paints++)
   for (let i = 0; i < 50; i++) client.push('log', { id: 0, stream: 'out', time: Date.now(), line: `line-${i}` })
   client.push('log', { id: 1, stream: 'out', time: Date.now(), line: 'not-selected' })
-  await waitFor(() => term.screen().includes('line-49'), 3000)
+  await waitFor(() => term.screen().includes('line-49'), { timeout: 3000 })
   assert.equal(paints, 1)
   assert.ok(!term.screen().includes('not-selected'))
   term.stdin.write('q')
