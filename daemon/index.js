@@ -7,12 +7,9 @@ const { homePaths } = require('../lib/paths')
 const { createServer } = require('./server')
 const { createMethods } = require('./methods')
 const { Supervisor } = require('./supervisor')
-const { launchClusterWorker } = require('./launchers/cluster')
-const { launchForkProcess } = require('./launchers/fork')
 const { createDaemonLogger } = require('./logger')
 const { createLogSink } = require('./logs')
 const { createMetrics } = require('./metrics')
-const { createReloader } = require('./reload')
 const { createPolicies } = require('./policies')
 const { createPersistence } = require('./persistence')
 const { version } = require('../package.json')
@@ -42,14 +39,8 @@ async function main (options = {}) {
   const logger = options.logger || createDaemonLogger({ file: paths.daemonLog })
   const logSink = createLogSink({ logsDir: paths.logsDir, logger, ...options.logSink })
   const metrics = createMetrics({})
-  const supervisor = new Supervisor({
-    launch: (spec, env) => (spec.execMode === 'cluster' ? launchClusterWorker : launchForkProcess)(spec, env),
-    logSink,
-    metrics,
-    logger
-  })
-  const reloader = createReloader({ supervisor, logger })
-  const policies = createPolicies({ supervisor, reloader, metrics, logger, home: paths.home })
+  const supervisor = new Supervisor({ logSink, metrics, logger })
+  const policies = createPolicies({ supervisor, metrics, logger, home: paths.home })
   const persistence = createPersistence({ paths, supervisor, logger, version, resurrect: options.resurrect, keepState: !options.runtime })
   await persistence.prepare()
 
@@ -57,12 +48,13 @@ async function main (options = {}) {
   const shutdown = async () => {
     if (shuttingDown) return
     shuttingDown = true
+    supervisor.beginClose()
     logger.info({ event: 'shutdown' }, 'stopping every app')
     server.close()
     for (const conn of connections) conn.socket.end()
     policies.close()
     await persistence.beforeShutdown()
-    await supervisor.stopAll()
+    await supervisor.close()
     await persistence.afterShutdown()
     metrics.stop()
     await logSink.close()
@@ -72,7 +64,7 @@ async function main (options = {}) {
     process.exit(options.exitCode?.() ?? 0)
   }
 
-  const methods = createMethods({ supervisor, logSink, metrics, reloader, shutdown, version, persistence })
+  const methods = createMethods({ supervisor, logSink, metrics, shutdown, version, persistence })
   const { server, connections } = createServer({ methods, version, logger, hello: persistence.hello })
   await listenOnSocket(server, paths.socket)
   fs.writeFileSync(paths.pidFile, String(process.pid), { mode: 0o600 })
@@ -120,7 +112,7 @@ async function listenOnSocket (server, socketPath) {
   await fs.promises.chmod(socketPath, 0o600)
 }
 
-// `node daemon/index.js [--foreground] [--resurrect]`; lib/runtime calls main() in-process.
+// `node daemon/index.js [--foreground] [--resurrect]`; daemon/runtime calls main() in-process.
 if (require.main === module) {
   main(require('./persistence/daemon-args').parseDaemonArgs(process.argv.slice(2))).catch((err) => {
     process.stderr.write(`xpm daemon failed to start: ${err.stack}\n`)

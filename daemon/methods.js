@@ -4,7 +4,7 @@ const { XpmError } = require('../lib/errors')
 const { checkSpecs } = require('./check-specs')
 
 // The socket's method table: each entry validates its params and calls one room of the daemon.
-function createMethods ({ supervisor, logSink, metrics, reloader, shutdown, version, persistence = null }) {
+function createMethods ({ supervisor, logSink, metrics, shutdown, version, persistence = null }) {
   const target = (params) => {
     if (typeof params.target !== 'string' && typeof params.target !== 'number') {
       throw new XpmError('XPM_ERR_BAD_ARGUMENT', 'Expected `target` to be an app name, a process id or "all"')
@@ -12,20 +12,22 @@ function createMethods ({ supervisor, logSink, metrics, reloader, shutdown, vers
     return String(params.target)
   }
 
+  const progressTo = (conn) => (event) => conn.push('progress', event)
+
   return {
     ping: () => ({ pong: true, pid: process.pid, version, uptime: Math.round(process.uptime() * 1000) }),
 
-    start: (params) => supervisor.start(checkSpecs(params.specs), { force: params.force === true }),
-    startTarget: (params) => supervisor.startTarget(target(params)),
+    // Long operations push a 'progress' event per process as it comes online (or fails).
+    start: (params, conn) => supervisor.start(checkSpecs(params.specs), { force: params.force === true, onProgress: progressTo(conn) }),
+    startTarget: (params, conn) => supervisor.startTarget(target(params), { onProgress: progressTo(conn) }),
     stop: (params) => supervisor.stop(target(params)),
-    restart: (params) => supervisor.restart(target(params)),
+    restart: (params, conn) => supervisor.restart(target(params), { onProgress: progressTo(conn) }),
     delete: (params) => supervisor.delete(target(params)),
     list: () => supervisor.list(),
     show: (params) => supervisor.show(target(params)),
 
     reload: (params, conn) => {
-      if (!reloader) throw new XpmError('XPM_ERR_UNKNOWN_METHOD', 'This daemon cannot reload')
-      return reloader.reload(target(params), {
+      return supervisor.reload(target(params), {
         specs: params.specs ? checkSpecs(params.specs) : null,
         onStep: (step) => conn.push('reload.step', step)
       })
@@ -69,9 +71,11 @@ function createMethods ({ supervisor, logSink, metrics, reloader, shutdown, vers
     },
     reloadLogs: () => logSink?.reopen(),
     ...persistence?.methods, // save, resurrect, prepareUpdate, ackRestored
-    ...require('./policies/methods').createPolicyMethods({ supervisor }), // scale, sendSignal, reset
+    ...require('./policies/methods').createPolicyMethods({ supervisor, target }), // scale, sendSignal, reset
 
+    // Replies at once; no command is taken from then on (see Supervisor.close).
     kill: () => {
+      supervisor.beginClose()
       setImmediate(shutdown)
       return { stopping: supervisor.allInstances().length }
     }

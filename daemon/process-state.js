@@ -14,8 +14,8 @@ const ALLOWED = {
   launching: ['online', 'stopping', 'waiting restart', 'errored', 'stopped'],
   online: ['stopping', 'waiting restart', 'errored', 'stopped'],
   stopping: ['stopped'],
-  stopped: ['launching'],
-  errored: ['launching', 'stopped'],
+  stopped: ['launching', 'stopping'],
+  errored: ['launching', 'stopped', 'stopping'],
   'waiting restart': ['launching', 'stopped', 'stopping']
 }
 

@@ -1,128 +1,58 @@
 'use strict'
 
-const { XpmError } = require('../lib/errors')
 const { STATUS } = require('./process-state')
-const { stopProcess } = require('./stop-process')
-const { waitUntilReady } = require('./wait-ready')
 
-// Zero-downtime reload, run inside the daemon as one job per app so a CLI that goes away
-// changes nothing. For each instance in turn: fork the replacement, wait until it is ready,
-// only then drain and stop the old worker. The app therefore never has fewer listening workers
-// than before, even with one instance. A replacement that exits or is not ready in time is
-// stopped, the old worker keeps serving, and the job ends as failed. Instances replaced earlier
-// in the same job keep their new workers: they passed the same readiness check, and rolling them
-// back would mean a second round of replacements under load (see docs/reload.md).
-function createReloader ({ supervisor, logger }) {
-  const queues = new Map() // app name → tail of its job chain: reloads of one app never interleave
-
-  async function reload (target, { specs = null, onStep = () => {}, reason = 'reload' } = {}) {
-    const instances = supervisor.resolve(target)
-    const byApp = new Map()
-    for (const inst of instances) {
-      if (!byApp.has(inst.app)) byApp.set(inst.app, [])
-      byApp.get(inst.app).push(inst)
-    }
-    const results = []
-    for (const [app, selected] of byApp) {
-      const spec = specs?.find((s) => s.name === app.name) ?? null
-      results.push(await enqueue(app.name, () => reloadApp(app, selected, spec, onStep, reason)))
-    }
-    const failed = results.filter((r) => r.failed)
-    if (failed.length) {
-      const f = failed[0].failed
-      throw new XpmError('XPM_ERR_RELOAD_FAILED',
-        `Reload of ${failed.map((r) => r.name).join(', ')} stopped: ${f.label} ${f.reason}; the old worker keeps serving`,
-        { details: results })
-    }
-    return results
+// Zero-downtime reload of some instances of one app, run as one operation of that app (see
+// model/app.js), so a CLI that goes away changes nothing and nothing else interleaves with it.
+// For each instance in turn: a launcher whose processes can overlap (cluster) gets a spare that
+// takes the slot only once it is ready, then the old process drains and stops; other launchers
+// (fork mode) restart the instance. A failure stops the job and the old process keeps serving.
+// Instances replaced earlier in the same job keep their new processes: they passed the same
+// readiness check, and rolling them back would mean a second round of replacements under load
+// (see docs/reload.md). Instances the user stopped are never touched. A stop or delete of the
+// app cancels the job at once (`signal`); the canceller stops whatever the job had forked.
+async function reloadInstances (app, selected, { spec = null, reason = 'reload', onStep = () => {}, signal }) {
+  const step = (data) => onStep({ app: app.name, ...data })
+  let fresh = []
+  if (spec) {
+    const { added, removed } = app.applySpec(spec)
+    fresh = added
+    await Promise.all(removed.map((i) => i.stop()))
+    signal.throwIfAborted()
   }
+  const overlap = app.launcher.replacesInPlace
+  const result = { name: app.name, replaced: [], restarted: [], skipped: [], failed: null }
+  step({ type: 'begin', instances: selected.map((i) => i.id), mode: app.spec.execMode })
 
-  function enqueue (name, job) {
-    const previous = queues.get(name) ?? Promise.resolve()
-    const run = previous.catch(() => {}).then(job)
-    const tail = run.catch(() => {})
-    queues.set(name, tail)
-    tail.then(() => { if (queues.get(name) === tail) queues.delete(name) })
-    return run
-  }
-
-  async function reloadApp (app, selected, newSpec, onStep, reason) {
-    const step = (data) => {
-      const event = { app: app.name, ...data }
-      logger?.info({ event: 'reload', ...event }, `reload ${app.name}: ${data.type}`)
-      onStep(event)
+  for (const inst of selected) {
+    signal.throwIfAborted()
+    if (!app.instances.includes(inst)) continue // deleted or scaled away meanwhile
+    if (inst.status === STATUS.STOPPED || inst.status === STATUS.STOPPING) {
+      result.skipped.push(inst.id)
+      step({ type: 'skip', id: inst.id, instance: inst.index, reason: 'stopped: left alone' })
+      continue
     }
-    if (newSpec) supervisor.applySpec(app, newSpec)
-    const result = { name: app.name, replaced: [], restarted: [], failed: null }
-    step({ type: 'begin', instances: selected.map((i) => i.id), mode: app.spec.execMode })
-
-    for (const inst of selected) {
-      if (!app.instances.includes(inst)) continue // deleted or scaled away meanwhile
-      if (app.spec.execMode !== 'cluster' || inst.status !== STATUS.ONLINE) {
-        const why = app.spec.execMode !== 'cluster' ? 'fork mode: reload falls back to restart' : `was ${inst.status}: restarted`
-        step({ type: 'restart', id: inst.id, instance: inst.index, reason: why })
-        try {
-          await inst.restart(reason)
-          result.restarted.push(inst.id)
-          step({ type: 'restarted', id: inst.id, instance: inst.index, pid: inst.pid })
-        } catch (err) {
-          result.failed = { id: inst.id, label: `${app.name}[${inst.index}]`, reason: err.message }
-          step({ type: 'failed', id: inst.id, instance: inst.index, reason: err.message })
-          break
-        }
+    try {
+      if (overlap && inst.status === STATUS.ONLINE) {
+        const { oldPid, newPid } = await inst.replace({ reason, signal, step })
+        result.replaced.push({ id: inst.id, oldPid, newPid })
         continue
       }
-      const outcome = await replaceWorker(app, inst, step, reason)
-      if (outcome.failed) {
-        result.failed = outcome.failed
-        break
-      }
-      result.replaced.push({ id: inst.id, oldPid: outcome.oldPid, newPid: outcome.newPid })
-    }
-    // A new spec may ask for more instances than before: start them now.
-    const fresh = app.instances.filter((i) => i.status === STATUS.STOPPED && !selected.includes(i))
-    if (!result.failed && fresh.length) await supervisor.startInstances(fresh)
-    step({ type: 'end', ok: !result.failed, replaced: result.replaced.length, restarted: result.restarted.length })
-    return result
-  }
-
-  async function replaceWorker (app, inst, step, reason) {
-    const spec = app.spec
-    const old = inst.handle
-    const oldPid = old.pid
-    const label = `${app.name}[${inst.index}]`
-    const replacement = supervisor.launchProcess(spec, inst.env())
-    supervisor.attachProcess(inst, replacement)
-    step({ type: 'fork', id: inst.id, instance: inst.index, oldPid, newPid: replacement.pid })
-    try {
-      const how = await waitUntilReady(replacement, {
-        waitReady: spec.waitReady,
-        expectListen: app.listens,
-        listenTimeout: spec.listenTimeout,
-        settleMs: Math.min(spec.minUptime ?? 1000, 1000),
-        label: `replacement ${label} (pid ${replacement.pid})`
-      })
-      if (how.by === 'listening') app.listens = true
+      step({ type: 'restart', id: inst.id, instance: inst.index, reason: overlap ? `was ${inst.status}: restarted` : 'fork mode: reload falls back to restart' })
+      await inst.restart(reason, signal)
+      result.restarted.push(inst.id)
+      step({ type: 'restarted', id: inst.id, instance: inst.index, pid: inst.pid })
     } catch (err) {
-      step({ type: 'failed', id: inst.id, instance: inst.index, newPid: replacement.pid, reason: err.message })
-      await stopProcess(replacement, { ...spec, killTimeout: Math.min(spec.killTimeout, 2000) })
-      supervisor.detachProcess(inst, replacement)
-      if (inst.handle === old && !old.exited) supervisor.metrics?.track(inst.id, oldPid)
-      return { failed: { id: inst.id, label, reason: err.message.replace(/^replacement \S+ \(pid \d+\) /, '') } }
+      if (signal.aborted) throw signal.reason
+      result.failed = { id: inst.id, label: inst.label, reason: err.message.replace(/^replacement \S+ \(pid \d+\) /, '') }
+      step({ type: 'failed', id: inst.id, instance: inst.index, reason: err.message })
+      break
     }
-    step({ type: 'ready', id: inst.id, instance: inst.index, newPid: replacement.pid })
-
-    const previous = inst.handle // the old worker, or whatever crash-restart put in the slot meanwhile
-    inst.swapHandle(replacement, reason)
-    if (previous && !previous.exited) {
-      previous.send({ cmd: 'NODE_XPM_DRAIN' }) // see lib/worker/drain.js
-      await stopProcess(previous, spec)
-    }
-    step({ type: 'stopped', id: inst.id, instance: inst.index, oldPid: previous?.pid ?? oldPid })
-    return { oldPid, newPid: replacement.pid }
   }
-
-  return { reload }
+  // A new spec may ask for more instances than before: start those (and only those) now.
+  if (!result.failed && fresh.length && app.running) await app.launchAll(fresh, signal)
+  step({ type: 'end', ok: !result.failed, replaced: result.replaced.length, restarted: result.restarted.length, skipped: result.skipped.length })
+  return result
 }
 
-module.exports = { createReloader }
+module.exports = { reloadInstances }

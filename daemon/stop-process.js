@@ -1,9 +1,8 @@
 'use strict'
 
-// Graceful stop of one OS process, bounded by killTimeout:
-//   cluster: ('shutdown' message) → disconnect() so the primary routes no new connection to it and
-//            its servers finish in-flight requests → kill signal once it has let go → SIGKILL.
-//   fork:    'shutdown' message or the kill signal → SIGKILL.
+// Graceful stop of one OS process, bounded by killTimeout: the 'shutdown' message when the app
+// asks for it; the handle's release (a cluster worker stops taking connections and finishes
+// in-flight requests; nothing for a fork child); then the kill signal; SIGKILL at the deadline.
 async function stopProcess (handle, { killTimeout = 5000, killSignal = 'SIGINT', shutdownWithMessage = false } = {}) {
   if (handle.exited) return handle.exitInfo
   const exited = new Promise((resolve) => handle.once('exit', resolve))
@@ -11,14 +10,8 @@ async function stopProcess (handle, { killTimeout = 5000, killSignal = 'SIGINT',
   const left = () => Math.max(0, deadline - Date.now())
   const sentMessage = shutdownWithMessage && handle.send('shutdown')
 
-  if (handle.mode === 'cluster') {
-    const released = new Promise((resolve) => handle.once('disconnect', resolve))
-    handle.disconnect()
-    await raceTimeout([exited, released], left())
-    if (!handle.exited && !sentMessage) handle.signal(killSignal)
-  } else if (!sentMessage) {
-    handle.signal(killSignal)
-  }
+  await raceTimeout([exited, handle.release()], left())
+  if (!handle.exited && !sentMessage) handle.signal(killSignal)
 
   if (await raceTimeout([exited], left())) return handle.exitInfo
   handle.signal('SIGKILL')

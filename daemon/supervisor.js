@@ -2,21 +2,35 @@
 
 const { EventEmitter } = require('node:events')
 const { XpmError } = require('../lib/errors')
-const { Instance } = require('./instance')
-const { STATUS } = require('./process-state')
+const { App } = require('./model/app')
+const { Instance } = require('./model/instance')
+const { launcherFor } = require('./launchers')
 
-// The registry of apps and their instances, and the commands that act on them. Launching,
-// stopping, restart policy and reload live in their own modules; this file only decides which
-// instances a command touches and in what order.
+// The registry of apps and the commands on them. A command resolves its target to instances,
+// groups them by app and hands each app its part: apps run their parts at the same time (each
+// app's own operations one after another, see model/op-lane.js). This file never writes an
+// app's or an instance's fields; it only adds and forgets apps.
+//
+// Events: 'status' and 'restart' (from instances), 'change' (anything a snapshot shows),
+// 'command' ({ type: 'stop', instances }, for the policies), 'removed' (an instance is gone).
 class Supervisor extends EventEmitter {
-  constructor ({ launch, logSink = null, metrics = null, logger }) {
+  constructor ({ launcher = launcherFor, logSink = null, metrics = null, logger = null } = {}) {
     super()
-    this.launchProcess = launch
+    this.launcherFor = launcher
     this.logSink = logSink
     this.metrics = metrics
     this.logger = logger
-    this.apps = new Map() // name → { name, spec, listens, instances: Instance[] }
+    this.apps = new Map() // name → App
     this.nextId = 0
+    this.closing = false
+    this.hub = {
+      launcherFor: (spec) => this.launcherFor(spec),
+      newInstance: (app, index, id) => this.newInstance(app, index, id),
+      emit: (event, data) => this.emit(event, data),
+      forget: (app) => this.forget(app),
+      lastErrorLines: (inst) => this.lastErrorLines(inst)
+    }
+    this.on('removed', (inst) => this.metrics?.untrack(inst.id))
   }
 
   // ---- lookup -------------------------------------------------------------------------------
@@ -43,21 +57,58 @@ class Supervisor extends EventEmitter {
       { details: { target } })
   }
 
-  appsOf (instances) {
-    return [...new Set(instances.map((i) => i.app))]
+  app (name) {
+    const app = this.apps.get(String(name))
+    if (app) return app
+    const known = [...this.apps.keys()]
+    throw new XpmError('XPM_ERR_APP_NOT_FOUND', `No app "${name}"` + (known.length ? ` (known apps: ${known.join(', ')})` : ' (no apps are managed)'), { details: { target: name } })
   }
 
-  // ---- wiring for each OS process -----------------------------------------------------------
+  // Runs fn(app, itsInstances) for every app the target names, all apps at once.
+  eachApp (target, fn) {
+    this.refuseWhenClosing()
+    const byApp = new Map()
+    for (const inst of this.resolve(target)) {
+      if (!byApp.has(inst.app)) byApp.set(inst.app, [])
+      byApp.get(inst.app).push(inst)
+    }
+    return Promise.all([...byApp].map(([app, instances]) => fn(app, instances)))
+  }
 
-  newInstance (app, index) {
+  refuseWhenClosing () {
+    if (this.closing) throw new XpmError('XPM_ERR_SHUTTING_DOWN', 'The xpm daemon is shutting down (xpm kill); it takes no new commands')
+  }
+
+  // ---- the model's wiring -------------------------------------------------------------------
+
+  // slots: [{ index, id }] to register stopped instances with saved ids (a restore); default:
+  // none (the first start creates them from the spec).
+  addApp (spec, { listens = false, slots = [] } = {}) {
+    const app = new App({ spec, listens, hub: this.hub })
+    this.apps.set(spec.name, app)
+    if (slots.length) app.addInstances(slots.map((s) => s.index), slots.map((s) => s.id))
+    else this.emit('change')
+    return app
+  }
+
+  async forget (app) {
+    if (this.apps.get(app.name) === app) this.apps.delete(app.name)
+    this.emit('change')
+    await this.logSink?.closeApp(app.name)
+  }
+
+  // id: a saved id to keep (a restore checks it is free), else the next one.
+  newInstance (app, index, id = null) {
+    if (id === null) id = this.nextId++
+    else this.nextId = Math.max(this.nextId, id + 1)
     const instance = new Instance({
-      id: this.nextId++,
+      id,
       app,
       index,
       deps: {
-        launch: this.launchProcess,
-        attachProcess: (inst, handle) => this.attachProcess(inst, handle),
-        detachProcess: (inst, handle) => this.detachProcess(inst, handle)
+        launcherFor: this.launcherFor,
+        wire: (inst, handle) => this.wire(inst, handle),
+        unwire: (inst, handle) => { if (inst.handle === handle) this.metrics?.untrack(inst.id) }
       }
     })
     instance.on('status', (change) => {
@@ -65,73 +116,22 @@ class Supervisor extends EventEmitter {
       this.emit('status', change)
       this.emit('change')
     })
+    instance.on('change', () => this.emit('change'))
+    instance.on('process', (handle) => { if (handle.pid) this.metrics?.track(instance.id, handle.pid) })
     instance.on('restart', (r) => this.logger?.info({ event: 'restart', app: r.name, id: r.id, instance: r.instance, reason: r.reason }, `${r.name}[${r.instance}] restart: ${r.reason}`))
     return instance
   }
 
-  attachProcess (instance, handle) {
+  // Logs and metrics of a freshly forked process (same tick as the fork).
+  wire (instance, handle) {
     this.logSink?.attach({
       spec: instance.spec,
       proc: { id: instance.id, name: instance.name, instance: instance.index, pid: handle.pid },
       stdout: handle.stdout,
       stderr: handle.stderr
     })
-    handle.on('message', (msg) => this.metrics?.onAgentMessage(instance.id, msg))
-    const track = () => this.metrics?.track(instance.id, handle.pid)
-    if (handle.pid) track()
-    else handle.once('online', track)
-  }
-
-  detachProcess (instance, handle) {
-    if (instance.handle === handle) this.metrics?.untrack(instance.id)
-  }
-
-  // ---- commands -----------------------------------------------------------------------------
-
-  // Starts new apps. An app that already exists is not duplicated: a stopped one starts again
-  // with the new spec, a running one is reported (force: restarted with the new spec).
-  async start (specs, { force = false } = {}) {
-    const results = []
-    for (const spec of specs) {
-      const existing = this.apps.get(spec.name)
-      if (existing) {
-        const running = existing.instances.some((i) => i.status !== STATUS.STOPPED && i.status !== STATUS.ERRORED)
-        if (running && !force) {
-          results.push({ name: spec.name, action: 'already running' })
-          continue
-        }
-        await Promise.all(existing.instances.map((i) => i.stop()))
-        this.applySpec(existing, spec)
-        results.push({ name: spec.name, action: running ? 'restarted' : 'started', ...(await this.startInstances(existing.instances)) })
-        continue
-      }
-      const app = { name: spec.name, spec, listens: false, instances: [] }
-      for (let index = 0; index < spec.instances; index++) app.instances.push(this.newInstance(app, index))
-      this.apps.set(spec.name, app)
-      this.emit('change')
-      results.push({ name: spec.name, action: 'started', ...(await this.startInstances(app.instances)) })
-    }
-    return results
-  }
-
-  // Keeps instance ids when the count is unchanged; adds or removes trailing instances otherwise.
-  applySpec (app, spec) {
-    app.spec = spec
-    while (app.instances.length < spec.instances) app.instances.push(this.newInstance(app, app.instances.length))
-    const removed = app.instances.splice(spec.instances)
-    for (const inst of removed) this.metrics?.untrack(inst.id)
+    handle.on('message', (msg) => { if (instance.handle === handle) this.metrics?.onAgentMessage(instance.id, msg) })
     this.emit('change')
-  }
-
-  async startInstances (instances) {
-    const outcomes = await Promise.allSettled(instances.map((i) => i.start()))
-    const failures = []
-    for (const [n, o] of outcomes.entries()) {
-      if (o.status !== 'rejected') continue
-      const inst = instances[n]
-      failures.push({ id: inst.id, instance: inst.index, message: o.reason.message, stderr: await this.lastErrorLines(inst) })
-    }
-    return { ids: instances.map((i) => i.id), failures }
   }
 
   // The last lines a process that failed to start wrote on stderr, so the CLI can show why
@@ -151,53 +151,93 @@ class Supervisor extends EventEmitter {
     return thrown === -1 ? lines.slice(-count) : lines.slice(thrown, thrown + count)
   }
 
-  async startTarget (target) {
-    const instances = this.resolve(target)
-    const before = instances.filter((i) => i.status === STATUS.ONLINE).map((i) => i.id)
-    const result = await this.startInstances(instances)
-    return { ...result, alreadyOnline: before }
+  // ---- commands -----------------------------------------------------------------------------
+
+  // Starts apps from specs, all at once. An app that exists is not duplicated: a stopped one
+  // starts again with the new spec, a running one is reported (force: restarted with it). An
+  // app being deleted is waited for, then created anew.
+  async start (specs, { force = false, onProgress = null } = {}) {
+    this.refuseWhenClosing()
+    return Promise.all(specs.map(async (spec) => {
+      try {
+        let app = this.apps.get(spec.name)
+        while (app?.deleting) {
+          await app.lane.idle()
+          this.refuseWhenClosing()
+          app = this.apps.get(spec.name)
+        }
+        if (!app) {
+          app = this.addApp(spec)
+          app.applySpec(spec)
+          return await app.start({ onProgress })
+        }
+        return await app.start({ spec, force, onProgress })
+      } catch (err) {
+        if (!(err instanceof XpmError)) throw err
+        return { name: spec.name, action: err.code === 'XPM_ERR_CANCELLED' ? 'cancelled' : 'failed', ids: [], failures: [{ id: null, instance: null, code: err.code, message: err.message }] }
+      }
+    }))
+  }
+
+  async startTarget (target, { onProgress = null } = {}) {
+    const results = await this.eachApp(target, (app, instances) => app.start({ instances, onProgress }))
+    return merge(results, ['ids', 'failures', 'alreadyOnline'])
   }
 
   async stop (target) {
-    const instances = this.resolve(target)
-    this.emit('command', { type: 'stop', instances }) // policies: a user stop also stops watch and cron
-    await Promise.all(instances.map((i) => i.stop()))
-    return { ids: instances.map((i) => i.id) }
+    return merge(await this.eachApp(target, (app, instances) => app.stop(instances)), ['ids'])
   }
 
-  async restart (target) {
-    const instances = this.resolve(target)
-    const outcomes = await Promise.allSettled(instances.map((i) => i.restart('manual')))
-    const failures = []
-    outcomes.forEach((o, n) => {
-      if (o.status === 'rejected') failures.push({ id: instances[n].id, instance: instances[n].index, message: o.reason.message })
-    })
-    return { ids: instances.map((i) => i.id), failures }
+  async restart (target, { onProgress = null } = {}) {
+    return merge(await this.eachApp(target, (app, instances) => app.restart(instances, { onProgress })), ['ids', 'failures'])
   }
 
   async delete (target) {
+    const results = await this.eachApp(target, async (app, instances) => ({ ...(await app.delete(instances)), name: app.name }))
+    return { ids: results.flatMap((r) => r.ids), apps: results.filter((r) => r.deleted).map((r) => r.name) }
+  }
+
+  // One reload job per app, all apps at once. specs: new specs by name (from an ecosystem file
+  // or --update-env). Throws XPM_ERR_RELOAD_FAILED when a replacement failed in some app.
+  async reload (target, { specs = null, onStep = () => {}, reason = 'reload', coalesce = null } = {}) {
+    const step = (event) => {
+      this.logger?.info({ event: 'reload', ...event }, `reload ${event.app}: ${event.type}`)
+      onStep(event)
+    }
+    const results = await this.eachApp(target, (app, instances) => app.reload(instances, {
+      spec: specs?.find((s) => s.name === app.name) ?? null, reason, onStep: step, coalesce
+    }))
+    const failed = results.filter((r) => r.failed)
+    if (failed.length) {
+      const f = failed[0].failed
+      throw new XpmError('XPM_ERR_RELOAD_FAILED',
+        `Reload of ${failed.map((r) => r.name).join(', ')} stopped: ${f.label} ${f.reason}; the old worker keeps serving`,
+        { details: results })
+    }
+    return results
+  }
+
+  async scale (name, change) {
+    this.refuseWhenClosing()
+    return this.app(name).scale(change)
+  }
+
+  reset (target) {
     const instances = this.resolve(target)
-    await Promise.all(instances.map((i) => i.stop()))
-    for (const inst of instances) {
-      inst.app.instances = inst.app.instances.filter((i) => i !== inst)
-      this.metrics?.untrack(inst.id)
-    }
-    const emptied = this.appsOf(instances).filter((app) => app.instances.length === 0)
-    for (const app of emptied) {
-      this.apps.delete(app.name)
-      await this.logSink?.closeApp(app.name)
-    }
-    this.emit('change')
-    return { ids: instances.map((i) => i.id), apps: emptied.map((a) => a.name) }
+    for (const inst of instances) inst.resetCounters()
+    this.logger?.info({ event: 'reset', target: String(target), ids: instances.map((i) => i.id) }, `reset the restart counters of ${target}`)
+    return { ids: instances.map((i) => i.id) }
   }
 
-  async stopAll () {
-    await Promise.all(this.allInstances().map((i) => i.stop()))
+  // `xpm kill`: no new command is taken, every operation in flight is cancelled and every
+  // process of every app is stopped.
+  async close () {
+    this.beginClose()
+    await Promise.all([...this.apps.values()].map((app) => app.stop(app.instances, 'kill').catch(() => {})))
   }
 
-  // Adds or removes instances of one app (change: 'n', '+n' or '-n'); see policies/scale.js.
-  scale (name, change) {
-    return require('./policies/scale').scaleApp(this, name, change)
+  beginClose () {
+    this.closing = true
   }
 
   list () {
@@ -214,6 +254,13 @@ class Supervisor extends EventEmitter {
       history: this.metrics ? this.metrics.history(inst.id) : []
     }))
   }
+}
+
+// Per-app results of one command → one reply: arrays concatenated in id order.
+function merge (results, keys) {
+  const out = {}
+  for (const key of keys) out[key] = results.flatMap((r) => r[key] ?? [])
+  return out
 }
 
 module.exports = { Supervisor }

@@ -5,10 +5,13 @@ const { XpmError } = require('../lib/errors')
 // Resolves when a freshly launched process can take traffic; rejects with the reason when it
 // exits first or is not ready within listenTimeout.
 //   waitReady:           the app's process.send('ready')
-//   expectListen:        a cluster worker's first `listening` event (its predecessor listened)
+//   expectListen:        the first `listening` event (a process that announces it, whose
+//                        predecessor listened)
 //   otherwise:           `listening`, or `online` plus settleMs without exiting
-function waitUntilReady (handle, { waitReady = false, expectListen = false, listenTimeout = 8000, settleMs = 1000, label = 'process' }) {
+// signal: an AbortSignal; aborting rejects with its reason and removes every listener.
+function waitUntilReady (handle, { waitReady = false, expectListen = false, listenTimeout = 8000, settleMs = 1000, label = 'process', signal = null }) {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
     let settleTimer = null
     const cleanup = () => {
       clearTimeout(deadline)
@@ -17,7 +20,9 @@ function waitUntilReady (handle, { waitReady = false, expectListen = false, list
       handle.off('listening', onListening)
       handle.off('message', onMessage)
       handle.off('online', onOnline)
+      signal?.removeEventListener('abort', onAbort)
     }
+    const onAbort = () => { cleanup(); reject(signal.reason) }
     const done = (how) => { cleanup(); resolve(how) }
     const fail = (code, message, details) => { cleanup(); reject(new XpmError(code, message, { details })) }
 
@@ -37,6 +42,7 @@ function waitUntilReady (handle, { waitReady = false, expectListen = false, list
     }, listenTimeout)
 
     if (handle.exited) return onExit(handle.exitInfo)
+    signal?.addEventListener('abort', onAbort, { once: true })
     handle.on('exit', onExit)
     handle.on('listening', onListening)
     handle.on('message', onMessage)

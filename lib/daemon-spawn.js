@@ -1,6 +1,7 @@
 'use strict'
 
 const fs = require('node:fs')
+const net = require('node:net')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { setTimeout: delay } = require('node:timers/promises')
@@ -23,22 +24,37 @@ async function startDaemon (paths, { timeout = 10000 } = {}) {
   fs.closeSync(out)
   child.unref()
 
-  const { connectOnce } = require('./client')
   const deadline = Date.now() + timeout
   let lastError
   while (Date.now() < deadline) {
     try {
-      const client = await connectOnce(paths.socket, { timeout: Math.max(100, deadline - Date.now()) })
-      client.close()
+      await answers(paths.socket, Math.max(100, deadline - Date.now()))
       return
     } catch (err) {
-      if (err instanceof XpmError) throw err
       lastError = err
     }
     await delay(25) // polling the socket for a condition, bounded by the deadline
   }
   throw new XpmError('XPM_ERR_DAEMON_UNREACHABLE',
     `The xpm daemon did not start within ${timeout} ms (${lastError?.code || 'no answer'}); see ${paths.daemonStdio}`)
+}
+
+// Resolves once a daemon on socketPath sends its first bytes (the hello). The caller then
+// connects with lib/client.js, which checks the hello itself (protocol version included);
+// this module does not load the client, so the two do not require each other.
+function answers (socketPath, timeout) {
+  return new Promise((resolve, reject) => {
+    const socket = net.createConnection(socketPath)
+    const done = (err) => {
+      clearTimeout(timer)
+      socket.destroy()
+      err ? reject(err) : resolve()
+    }
+    const timer = setTimeout(() => done(Object.assign(new Error('no hello from daemon'), { code: 'ETIMEDOUT' })), timeout)
+    socket.once('data', () => done())
+    socket.once('error', done)
+    socket.once('end', () => done(Object.assign(new Error('daemon closed the connection'), { code: 'ECONNRESET' })))
+  })
 }
 
 module.exports = { startDaemon }

@@ -48,6 +48,8 @@ function parseDuration (value, what) {
   return Math.round(Number(match[1]) * factor)
 }
 
+// The config form back ('10M', '1500B', '5s'), as an ecosystem file or `xpm ecosystem` writes
+// it; exact, so it parses to the same value. For people reading a figure: lib/quantity.js.
 function formatBytes (bytes) {
   for (const [unit, factor] of [['G', 1024 ** 3], ['M', 1024 ** 2], ['K', 1024]]) {
     if (bytes >= factor && bytes % factor === 0) return `${bytes / factor}${unit}`

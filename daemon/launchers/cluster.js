@@ -4,6 +4,29 @@ const cluster = require('node:cluster')
 const { ProcessHandle } = require('./handle')
 const { nodeExecArgv } = require('./agent-args')
 
+// A cluster worker: the daemon is its primary and routes its connections.
+class ClusterHandle extends ProcessHandle {
+  constructor ({ worker }) {
+    super({ child: worker.process })
+    this.worker = worker
+  }
+
+  get announcesListening () { return true }
+
+  // The primary stops routing new connections to the worker and its servers close once their
+  // in-flight requests finish.
+  release () {
+    if (this.exited || !this.worker.isConnected()) return Promise.resolve()
+    const released = new Promise((resolve) => {
+      const done = () => { this.off('disconnect', done); this.off('exit', done); resolve() }
+      this.on('disconnect', done)
+      this.on('exit', done)
+    })
+    this.worker.disconnect()
+    return released
+  }
+}
+
 // The daemon is the cluster primary. setupPrimary() settings apply to the next fork only, so
 // every fork sets them for its own app. The worker runs the user's script directly (not a
 // wrapper that require()s it), so ES-module apps load exactly as under plain `node`.
@@ -18,8 +41,8 @@ function launchClusterWorker (spec, env) {
   // cluster.fork() merges the primary's process.env under `env`; the daemon empties its own
   // process.env at start-up so the app sees exactly the environment it was given.
   const worker = cluster.fork(env)
-  const handle = new ProcessHandle({ mode: 'cluster', child: worker.process, worker })
-  worker.on('online', () => { handle.isOnline = true; handle.emit('online') })
+  const handle = new ClusterHandle({ worker })
+  worker.on('online', () => handle.markOnline())
   worker.on('listening', (address) => handle.emit('listening', address))
   worker.on('message', (msg) => handle.emit('message', msg))
   worker.on('disconnect', () => handle.emit('disconnect'))
@@ -28,4 +51,6 @@ function launchClusterWorker (spec, env) {
   return handle
 }
 
-module.exports = { launchClusterWorker }
+// Cluster workers share their listening sockets through the primary, so a replacement can
+// start beside the worker it replaces: a reload never drops a connection.
+module.exports = { launch: launchClusterWorker, replacesInPlace: true, ClusterHandle }

@@ -4,9 +4,21 @@ const childProcess = require('node:child_process')
 const { ProcessHandle } = require('./handle')
 const { nodeExecArgv } = require('./agent-args')
 
+// A fork-mode child leads its own process group, so a signal reaches a shell script's children.
+class ForkHandle extends ProcessHandle {
+  signal (sig) {
+    if (this.exited || !this.pid) return false
+    try {
+      process.kill(-this.pid, sig)
+      return true
+    } catch {
+      return super.signal(sig)
+    }
+  }
+}
+
 // Fork mode: child_process.fork for Node scripts (IPC for the agent and `ready`), spawn for
-// any other interpreter or an executable. Each child leads its own process group so a stop
-// reaches a shell script's children too.
+// any other interpreter or an executable.
 function launchForkProcess (spec, env) {
   const options = { cwd: spec.cwd, env, detached: true }
   let child
@@ -22,14 +34,14 @@ function launchForkProcess (spec, env) {
       : [spec.interpreter, [...(spec.nodeArgs || []), spec.script, ...(spec.args || [])]]
     child = childProcess.spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] })
   }
-  const handle = new ProcessHandle({ mode: 'fork', child })
+  const handle = new ForkHandle({ child })
   handle.groupLeader = true
   child.once('spawn', () => {
     handle.pid = child.pid
-    handle.isOnline = true
-    handle.emit('online')
+    handle.markOnline()
   })
   child.on('message', (msg) => handle.emit('message', msg))
+  child.on('disconnect', () => handle.emit('disconnect'))
   child.on('error', (err) => {
     // spawn failures (ENOENT, EACCES) arrive here instead of an exit event
     if (child.pid === undefined) {
@@ -41,4 +53,5 @@ function launchForkProcess (spec, env) {
   return handle
 }
 
-module.exports = { launchForkProcess }
+// Fork-mode processes cannot share a port, so a reload is a restart, one instance at a time.
+module.exports = { launch: launchForkProcess, replacesInPlace: false, ForkHandle }

@@ -2,26 +2,37 @@
 
 const { EventEmitter } = require('node:events')
 
-// One running OS process, whatever launched it. Emits:
+// One running OS process, whatever launched it. Callers never ask which mode it is: each
+// launcher's subclass knows how to signal, release and stop its kind of process. Emits:
 //   'online'                 the process is running
-//   'listening' (address)    cluster mode: a server in the worker is accepting connections
+//   'listening' (address)    a server in the worker accepts connections (cluster only)
 //   'message' (msg)          IPC message from the process
+//   'disconnect'             the IPC channel closed
 //   'exit' ({ code, signal }) exactly once
 class ProcessHandle extends EventEmitter {
-  constructor ({ mode, child, worker = null }) {
+  constructor ({ child }) {
     super()
-    this.mode = mode
     this.child = child
-    this.worker = worker
     this.pid = child.pid
+    this.isOnline = false
     this.exited = false
     this.exitInfo = null
+    this.spawnError = null
     this.stdout = child.stdout
     this.stderr = child.stderr
   }
 
+  // Whether readiness can be told by a `listening` event (else: online plus a settle).
+  get announcesListening () { return false }
+
   get hasIpc () {
     return typeof this.child.send === 'function' && this.child.connected
+  }
+
+  markOnline () {
+    if (this.isOnline || this.exited) return
+    this.isOnline = true
+    this.emit('online')
   }
 
   markExited (code, signal) {
@@ -40,17 +51,16 @@ class ProcessHandle extends EventEmitter {
     }
   }
 
-  // Cluster: stop routing new connections to this worker and let it close its servers.
-  disconnect () {
-    if (this.worker && this.worker.isConnected()) this.worker.disconnect()
+  // Step one of a graceful stop: stop handing the process new work. Resolves once it has let go
+  // (or at once when there is nothing to let go of).
+  release () {
+    return Promise.resolve()
   }
 
   signal (sig) {
     if (this.exited) return false
     try {
-      // Fork mode children lead their own process group so a shell's children get the signal too.
-      if (this.mode === 'fork' && this.child.spawnargs && this.groupLeader) process.kill(-this.pid, sig)
-      else process.kill(this.pid, sig)
+      process.kill(this.pid, sig)
       return true
     } catch {
       return false

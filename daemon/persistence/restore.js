@@ -16,7 +16,6 @@ function registerApps (supervisor, state, { pending, validate = validateSpec, lo
     return false
   })
   const keepIds = canKeepIds(supervisor, saved)
-  const firstFreeId = supervisor.nextId
   for (const entry of saved) {
     let spec
     try {
@@ -26,18 +25,11 @@ function registerApps (supervisor, state, { pending, validate = validateSpec, lo
       skipped.push({ name: entry.spec.name, action: 'skipped', reason: err.message })
       continue
     }
-    const app = { name: spec.name, spec, listens: entry.listens === true, instances: [] }
-    for (const inst of [...entry.instances].sort((a, b) => a.index - b.index)) {
-      if (keepIds) supervisor.nextId = inst.id
-      const instance = supervisor.newInstance(app, inst.index)
-      app.instances.push(instance)
-      pending?.set(instance, inst.desired)
-    }
-    supervisor.apps.set(spec.name, app)
+    const slots = [...entry.instances].sort((a, b) => a.index - b.index)
+    const app = supervisor.addApp(spec, { listens: entry.listens === true, slots: slots.map((i) => ({ index: i.index, id: keepIds ? i.id : null })) })
+    slots.forEach((saved, n) => pending?.set(app.instances[n], saved.desired))
     registered.push(app)
   }
-  if (keepIds) supervisor.nextId = Math.max(firstFreeId, ...saved.flatMap((a) => a.instances.map((i) => i.id + 1)))
-  if (registered.length) supervisor.emit('change')
   return { registered, skipped }
 }
 
@@ -56,11 +48,12 @@ async function startRegistered (supervisor, registered, { pending } = {}) {
     const wanted = current
       ? app.instances.filter((i) => pending?.get(i) !== 'stopped' && i.status === 'stopped')
       : []
-    // start() moves each instance to 'launching' before its first await, so once this call
-    // returns the snapshot reads the wanted state from the statuses themselves
-    const started = supervisor.startInstances(wanted)
+    // the start operation moves each instance to 'launching' within microtasks (the app's queue
+    // is empty: it was just registered), before any snapshot can run, so from here on the
+    // snapshot reads the wanted state from the statuses themselves
+    const started = wanted.length ? app.start({ instances: wanted }) : Promise.resolve({ failures: [] })
     for (const i of app.instances) pending?.delete(i)
-    const { failures } = await started
+    const { failures } = await started.catch((err) => ({ failures: [{ message: err.message }] }))
     return {
       name: app.name,
       action: current ? 'restored' : 'deleted meanwhile',

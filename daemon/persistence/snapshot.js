@@ -24,18 +24,18 @@ function appsSnapshot (supervisor, pending = new Map()) {
   return apps
 }
 
-// The OS processes running now, each with its start time, so that a later daemon can find the
+// The OS processes running now (a reload's spare and draining ones included), each with its start time, so that a later daemon can find the
 // ones that outlived this one and stop exactly them.
 async function processesSnapshot (supervisor, startTimes) {
-  const live = supervisor.allInstances().filter((inst) => inst.pid)
+  const live = supervisor.allInstances().flatMap((inst) => inst.processes().map((handle) => ({ inst, handle, pid: handle.pid })))
   const out = []
-  for (const inst of live) {
-    const pid = inst.pid
+  for (const { inst, handle, pid } of live) {
+    if (!pid) continue
     const startTime = await startTimes.of(pid)
-    if (!startTime || inst.pid !== pid) continue
-    out.push({ id: inst.id, name: inst.name, instance: inst.index, pid, startTime, mode: inst.spec.execMode, group: inst.handle?.groupLeader === true })
+    if (!startTime || handle.exited) continue
+    out.push({ id: inst.id, name: inst.name, instance: inst.index, pid, startTime, mode: inst.spec.execMode, group: handle.groupLeader === true })
   }
-  startTimes.prune(new Set(live.map((inst) => inst.pid)))
+  startTimes.prune(new Set(live.map((p) => p.pid)))
   return out
 }
 

@@ -17,12 +17,12 @@ const TRANSITIONAL = new Set([STATUS.LAUNCHING, STATUS.STOPPING, STATUS.WAITING]
 // instance that crashed (errored: under watch it waits for the next change, see watch-crash.js)
 // or exited on its own is restarted by a change or by cron, while one the user stopped, or one
 // that was never started (restored as stopped, scaled up while stopped), is left alone.
-function createPolicies ({ supervisor, reloader, metrics, logger, home = null }) {
+function createPolicies ({ supervisor, metrics, logger, home = null }) {
   const live = new Set() // instance ids launched since the user last stopped them
   const watchers = new Map() // app name → { key, handle: app watcher }
   const crons = new Map() // app name → { key, handle: cron job }
   const memoryBusy = new Set() // instance ids being replaced for memory
-  const replacer = createReplacer({ reloader, logger })
+  const replacer = createReplacer({ logger })
   let closed = false
 
   const restartable = (inst) => live.has(inst.id)
@@ -30,11 +30,11 @@ function createPolicies ({ supervisor, reloader, metrics, logger, home = null })
   // Watch restarts every live instance (one still starting may run the old code); cron leaves
   // alone instances on their way up or down, including those still inside the readiness wait
   // of their start (restarting those would fail the `xpm start` that launched them).
-  function restartApp (name, reason, { settledOnly = false } = {}) {
+  function restartApp (name, reason, { settledOnly = false, key }) {
     const app = supervisor.apps.get(name)
     if (!app || closed) return null
-    const skip = (inst) => closed || !restartable(inst) || (settledOnly && settling(inst))
-    return replacer.replace(app.instances.filter((inst) => !skip(inst)), reason, { skip })
+    const skip = (inst) => !restartable(inst) || (settledOnly && settling(inst))
+    return replacer.replace(app, app.instances.filter((inst) => !skip(inst)), reason, { key })
   }
 
   function settling (inst) {
@@ -54,12 +54,12 @@ function createPolicies ({ supervisor, reloader, metrics, logger, home = null })
         spec,
         home,
         logFiles: [spec.logs?.outFile, spec.logs?.errorFile, spec.logs?.logFile].filter(Boolean),
-        onTrigger: (reason) => restartApp(spec.name, reason),
+        onTrigger: (reason) => restartApp(spec.name, reason, { key: 'watch' }),
         logger
       }))
       arm(crons, app.name, active && spec.cronRestart ? spec.cronRestart : null, () => createCronJob({
         spec,
-        onFire: (reason) => restartApp(spec.name, reason, { settledOnly: true }),
+        onFire: (reason) => restartApp(spec.name, reason, { settledOnly: true, key: 'cron' }),
         logger
       }))
     }
@@ -102,7 +102,7 @@ function createPolicies ({ supervisor, reloader, metrics, logger, home = null })
         if (!over) continue
         memoryBusy.add(inst.id)
         logger?.warn({ event: 'memory', app: app.name, id: inst.id, processPid: inst.pid, rss: over.rss, limit }, `${app.name}[${inst.index}]: ${over.reason}, replacing it`)
-        replacer.replace([inst], over.reason, { skip: () => closed })
+        replacer.replace(app, [inst], over.reason, { key: `memory:${inst.id}` })
           .finally(() => memoryBusy.delete(inst.id))
       }
     }

@@ -2,16 +2,9 @@
 
 const { XpmError } = require('../../lib/errors')
 const { sendSignal } = require('./signal')
-const { resetCounters } = require('./reset')
 
 // Socket methods of the policies: scale, sendSignal, reset. Merged into daemon/methods.js.
-function createPolicyMethods ({ supervisor }) {
-  const target = (params) => {
-    if (typeof params.target !== 'string' && typeof params.target !== 'number') {
-      throw new XpmError('XPM_ERR_BAD_ARGUMENT', 'Expected `target` to be an app name, a process id or "all"')
-    }
-    return String(params.target)
-  }
+function createPolicyMethods ({ supervisor, target }) {
   return {
     scale: (params) => {
       if (typeof params.name !== 'string') throw new XpmError('XPM_ERR_BAD_ARGUMENT', 'Expected `name` to be an app name')
@@ -21,7 +14,8 @@ function createPolicyMethods ({ supervisor }) {
       return supervisor.scale(params.name, String(params.change))
     },
     sendSignal: (params) => sendSignal(supervisor, target(params), params.signal),
-    reset: (params) => resetCounters(supervisor, target(params))
+    // forget restart counts and crash history, so max_restarts and the backoff start afresh
+    reset: (params) => supervisor.reset(target(params))
   }
 }
 

@@ -1,7 +1,6 @@
 'use strict'
 
 const { XpmError } = require('../../lib/errors')
-const { STATUS } = require('../process-state')
 
 const MAX_INSTANCES = 1024
 
@@ -39,39 +38,4 @@ function range (n) {
   return Array.from({ length: n }, (_, i) => i)
 }
 
-// Adds or removes instances of one app without touching the others. New instances start when
-// the app is running (some instance not stopped); otherwise they wait, stopped, for `xpm start`.
-async function scaleApp (supervisor, name, change) {
-  const app = supervisor.apps.get(String(name))
-  if (!app) {
-    const known = [...supervisor.apps.keys()]
-    throw new XpmError('XPM_ERR_APP_NOT_FOUND', `No app "${name}"` + (known.length ? ` (known apps: ${known.join(', ')})` : ' (no apps are managed)'), { details: { target: name } })
-  }
-  const from = app.instances.length
-  const to = scaleTarget(from, typeof change === 'object' ? change : parseScaleChange(change))
-  const running = app.instances.some((i) => i.status !== STATUS.STOPPED && i.status !== STATUS.ERRORED)
-  const plan = planScale(app.instances.map((i) => i.index), to)
-
-  const removed = plan.remove.map((index) => app.instances.find((i) => i.index === index))
-  app.instances = app.instances.filter((i) => !removed.includes(i))
-  const added = plan.add.map((index) => supervisor.newInstance(app, index))
-  app.instances = [...app.instances, ...added].sort((a, b) => a.index - b.index)
-  app.spec = { ...app.spec, instances: to }
-  supervisor.emit('change')
-
-  await Promise.all(removed.map((i) => i.stop()))
-  for (const inst of removed) supervisor.metrics?.untrack(inst.id)
-  const started = running && added.length ? await supervisor.startInstances(added) : { failures: [] }
-  supervisor.emit('change')
-  return {
-    name: app.name,
-    from,
-    to,
-    added: added.map((i) => ({ id: i.id, instance: i.index })),
-    removed: removed.map((i) => ({ id: i.id, instance: i.index })),
-    started: running,
-    failures: started.failures
-  }
-}
-
-module.exports = { parseScaleChange, scaleTarget, planScale, scaleApp }
+module.exports = { parseScaleChange, scaleTarget, planScale }

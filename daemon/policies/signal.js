@@ -20,8 +20,8 @@ function sendSignal (supervisor, target, signal) {
   const sent = []
   const skipped = []
   for (const inst of supervisor.resolve(target)) {
-    const handle = inst.handle
-    if (inst.pid && handle && handle.signal(name)) sent.push({ id: inst.id, name: inst.name, instance: inst.index, pid: inst.pid })
+    const pid = inst.pid
+    if (inst.signal(name)) sent.push({ id: inst.id, name: inst.name, instance: inst.index, pid })
     else skipped.push({ id: inst.id, name: inst.name, instance: inst.index, status: inst.status })
   }
   supervisor.logger?.info({ event: 'signal', signal: name, target: String(target), pids: sent.map((s) => s.pid) }, `sent ${name} to ${sent.length} process(es) of ${target}`)

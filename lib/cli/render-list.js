@@ -1,6 +1,7 @@
 'use strict'
 
-const { formatBytes, formatDuration, formatPercent, truncate } = require('./format')
+const { formatBytes, formatDuration } = require('../quantity')
+const { formatPercent, truncate } = require('./format')
 
 const HEAD = ['id', 'name', 'mode', 'pid', 'uptime', '↺', 'status', 'cpu', 'mem']
 

@@ -1,6 +1,7 @@
 'use strict'
 
-const { formatBytes, formatDuration, formatPercent } = require('./format')
+const { formatBytes, formatDuration } = require('../quantity')
+const { formatPercent } = require('./format')
 
 // `xpm show`: one block per process, label/value lines.
 function renderShow (details) {
@@ -32,7 +33,7 @@ function renderOne (p) {
   // A process without the agent (non-Node, metrics off) has no agent figures, not zeroes.
   if (m && typeof m.heapUsed === 'number') {
     rows.push(['heap', `${formatBytes(m.heapUsed)} / ${formatBytes(m.heapTotal)}`])
-    rows.push(['loop delay', `p50 ${ms(m.elP50)}  p95 ${ms(m.elP95)}  p99 ${ms(m.elP99)}  max ${ms(m.elMax)}`])
+    rows.push(['loop delay', `p50 ${formatDuration(m.elP50)}  p95 ${formatDuration(m.elP95)}  p99 ${formatDuration(m.elP99)}  max ${formatDuration(m.elMax)}`])
     rows.push(['loop utilization', `${Math.round((m.elu || 0) * 100)}%`])
   }
   if (p.logs) {
@@ -46,10 +47,6 @@ function renderOne (p) {
 
 function exit0 (e) {
   return e.signal ? `signal ${e.signal}` : `code ${e.code}`
-}
-
-function ms (v) {
-  return v === undefined || v === null ? '-' : `${Number(v).toFixed(1)}ms`
 }
 
 module.exports = { renderShow }

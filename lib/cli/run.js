@@ -14,7 +14,7 @@ function action (fn, { autoStart = true } = {}) {
           const { connect } = require('../client')
           ctx.client = await connect({ autoStart })
           warnOnVersionSkew(ctx.client)
-          if (ctx.client.hello?.restored) await require('./commands/resurrect').noticeRestored(ctx.client)
+          if (ctx.client.hello?.restored) await noticeRestored(ctx.client)
         }
         return ctx.client
       }
@@ -36,6 +36,20 @@ function warnOnVersionSkew (client) {
   if (client.hello && client.hello.version !== version) {
     process.stderr.write(`xpm: the running daemon is version ${client.hello.version}, this CLI is ${version}; run \`xpm update\` to replace it\n`)
   }
+}
+
+// Printed once by the first command after a daemon restored apps on its own (from connect() above).
+async function noticeRestored (client) {
+  const r = client.hello?.restored
+  if (!r) return
+  const what = `${r.apps} app${r.apps === 1 ? '' : 's'}`
+  const line = {
+    crash: `the daemon restarted after a crash${r.previousPid ? ` (previous pid ${r.previousPid})` : ''} and restored ${what}`,
+    update: `the daemon was replaced by \`xpm update\` and restored ${what}`,
+    resurrect: `the daemon started with --resurrect and restored ${what} from the last \`xpm save\``
+  }[r.reason] ?? `the daemon restored ${what}`
+  process.stderr.write(`[xpm] ${line}\n`)
+  await client.request('ackRestored', {}, { timeout: 5000 }).catch(() => {})
 }
 
 function printError (err) {

@@ -1,24 +1,13 @@
 'use strict'
 
-// Pure text formatting for the monit dashboard: numbers to short labels, numbers to block charts,
-// and fitting columns into a width. No blessed here, so it is unit-tested on plain strings.
+// Pure text formatting for the monit dashboard: percentages, block charts, and fitting columns
+// into a width (bytes and durations: lib/quantity.js, shared with list and show). No blessed
+// here, so it is unit-tested on plain strings.
 
 const BLOCKS = '▁▂▃▄▅▆▇█'
-const UNITS = ['B', 'KB', 'MB', 'GB', 'TB']
 
 function isNumber (n) {
   return typeof n === 'number' && Number.isFinite(n)
-}
-
-function formatBytes (n) {
-  if (!isNumber(n) || n < 0) return '-'
-  let i = 0
-  while (n >= 1024 && i < UNITS.length - 1) {
-    n /= 1024
-    i++
-  }
-  if (i === 0) return `${Math.round(n)} B`
-  return `${n.toFixed(n >= 100 ? 0 : 1)} ${UNITS[i]}`
 }
 
 function formatPercent (p, digits = 1) {
@@ -29,24 +18,6 @@ function formatPercent (p, digits = 1) {
 // elu is a 0..1 ratio; shown as a percentage.
 function formatRatio (r) {
   return isNumber(r) ? formatPercent(r * 100) : '-'
-}
-
-function formatMs (ms) {
-  if (!isNumber(ms)) return '-'
-  if (ms < 10) return `${ms.toFixed(2)} ms`
-  if (ms < 100) return `${ms.toFixed(1)} ms`
-  return `${Math.round(ms)} ms`
-}
-
-function formatDuration (ms) {
-  if (!isNumber(ms) || ms < 0) return '-'
-  const s = Math.floor(ms / 1000)
-  if (s < 60) return `${s}s`
-  const m = Math.floor(s / 60)
-  if (m < 60) return `${m}m ${s % 60}s`
-  const h = Math.floor(m / 60)
-  if (h < 24) return `${h}h ${String(m % 60).padStart(2, '0')}m`
-  return `${Math.floor(h / 24)}d ${h % 24}h`
 }
 
 // Local wall-clock HH:MM:SS for log lines; time may be epoch ms or an ISO string.
@@ -146,11 +117,8 @@ function formatRow (cells, columns, widths, decorate = (i, text) => text) {
 
 module.exports = {
   BLOCKS,
-  formatBytes,
   formatPercent,
   formatRatio,
-  formatMs,
-  formatDuration,
   formatClock,
   barChart,
   sparkline,

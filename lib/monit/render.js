@@ -4,6 +4,7 @@
 // given width and height. Pure (no blessed), so the layout logic is tested on plain strings.
 
 const f = require('./format')
+const { formatBytes, formatDuration } = require('../quantity')
 
 const EMPTY = 'no processes — start one with `xpm start app.js`'
 const STATUS_COLORS = { online: 'green', errored: 'red', stopping: 'yellow', launching: 'cyan', 'waiting restart': 'yellow' }
@@ -27,7 +28,7 @@ function color (text, name) {
 
 function header (model, width) {
   const t = model.totals()
-  const left = ` xpm monit   ${t.online}/${t.total} online   CPU ${f.formatPercent(t.cpu)}   MEM ${f.formatBytes(t.memory)}`
+  const left = ` xpm monit   ${t.online}/${t.total} online   CPU ${f.formatPercent(t.cpu)}   MEM ${formatBytes(t.memory)}`
   const right = '↑↓/jk select   q quit '
   const gap = width - left.length - right.length
   return gap >= 2 ? left + ' '.repeat(gap) + right : f.truncate(left, width)
@@ -40,7 +41,7 @@ function listLines (model, width, height) {
   const lines = [`{bold}${escape(f.formatRow(LIST_COLUMNS.map((c) => c.title), LIST_COLUMNS, widths))}{/bold}`]
   const { rows } = model.visibleRows(height - 1)
   for (const p of rows) {
-    const cells = [p.id, p.name, p.status, f.formatPercent(p.cpu), f.formatBytes(p.memory)]
+    const cells = [p.id, p.name, p.status, f.formatPercent(p.cpu), formatBytes(p.memory)]
     if (p.id === model.selectedId) {
       lines.push(`{inverse}${escape(f.formatRow(cells, LIST_COLUMNS, widths).padEnd(width))}{/inverse}`)
     } else {
@@ -70,11 +71,11 @@ function detailLines (model, width, height) {
   const m = p.metrics
   const figures = [
     `{bold}${escape(p.name)}{/bold} #${p.id}  instance ${p.instance ?? '-'}  ${color(escape(p.status), STATUS_COLORS[p.status])}  pid ${p.pid ?? '-'}`,
-    `uptime ${f.formatDuration(p.uptime)}   restarts ${p.restarts ?? 0}   mem ${f.formatBytes(p.memory)}`,
+    `uptime ${formatDuration(p.uptime)}   restarts ${p.restarts ?? 0}   mem ${formatBytes(p.memory)}`,
     m
-      ? `event loop p95 ${f.formatMs(m.elP95)}  p99 ${f.formatMs(m.elP99)}  util ${f.formatRatio(m.elu)}`
+      ? `event loop p95 ${formatDuration(m.elP95)}  p99 ${formatDuration(m.elP99)}  util ${f.formatRatio(m.elu)}`
       : 'event loop -  (no agent metrics)',
-    m ? `heap ${f.formatBytes(m.heapUsed)} / ${f.formatBytes(m.heapTotal)}` : 'heap -'
+    m ? `heap ${formatBytes(m.heapUsed)} / ${formatBytes(m.heapTotal)}` : 'heap -'
   ]
   const lines = figures.map((line) => fitTagged(line, width))
   const rows = height - lines.length - 3
@@ -83,7 +84,7 @@ function detailLines (model, width, height) {
   const heapRows = rows - cpuRows
   const points = model.historyOf(p.id)
   lines.push('', ...chart('CPU', points.map((pt) => pt.cpu), width, cpuRows, f.formatPercent))
-  lines.push(...chart('heap', points.map((pt) => pt.heapUsed), width, heapRows, f.formatBytes))
+  lines.push(...chart('heap', points.map((pt) => pt.heapUsed), width, heapRows, formatBytes))
   return lines.slice(0, height)
 }
 

@@ -4,35 +4,11 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const f = require('../../lib/monit/format')
 
-test('formatBytes picks a binary unit and keeps labels short', () => {
-  assert.equal(f.formatBytes(0), '0 B')
-  assert.equal(f.formatBytes(1023), '1023 B')
-  assert.equal(f.formatBytes(1536), '1.5 KB')
-  assert.equal(f.formatBytes(45.25 * 1024 * 1024), '45.3 MB')
-  assert.equal(f.formatBytes(512 * 1024 * 1024), '512 MB')
-  assert.equal(f.formatBytes(3 * 1024 ** 3), '3.0 GB')
-  assert.equal(f.formatBytes(null), '-')
-  assert.equal(f.formatBytes(-1), '-')
-})
-
-test('formatPercent, formatRatio and formatMs show missing values as a dash', () => {
+test('formatPercent and formatRatio show missing values as a dash', () => {
   assert.equal(f.formatPercent(12.345), '12.3%')
   assert.equal(f.formatPercent(undefined), '-')
   assert.equal(f.formatRatio(0.125), '12.5%')
   assert.equal(f.formatRatio(null), '-')
-  assert.equal(f.formatMs(1.234), '1.23 ms')
-  assert.equal(f.formatMs(45.67), '45.7 ms')
-  assert.equal(f.formatMs(201.4), '201 ms')
-  assert.equal(f.formatMs(NaN), '-')
-})
-
-test('formatDuration grows from seconds to days', () => {
-  assert.equal(f.formatDuration(999), '0s')
-  assert.equal(f.formatDuration(59_000), '59s')
-  assert.equal(f.formatDuration(61_000), '1m 1s')
-  assert.equal(f.formatDuration(3_600_000 + 5 * 60_000), '1h 05m')
-  assert.equal(f.formatDuration(26 * 3_600_000), '1d 2h')
-  assert.equal(f.formatDuration(null), '-')
 })
 
 test('formatClock accepts epoch ms and ISO strings', () => {

@@ -69,7 +69,7 @@ test('the detail panel shows pid, uptime, restarts, latency, utilization, heap a
   const lines = render.detailLines(model, 60, 16).map(plain)
   const text = lines.join('\n')
   assert.match(text, /app-3 #3 +instance 0 +online +pid 4003/)
-  assert.match(text, /uptime 2m 5s +restarts 2/)
+  assert.match(text, /uptime 2m +restarts 2/)
   assert.match(text, /p95 2\.50 ms +p99 180 ms +util 25\.0%/)
   assert.match(text, /heap 20\.0 MB \/ 40\.0 MB/)
   assert.match(text, /CPU 30\.0% +max 30\.0%/)

@@ -2,40 +2,28 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { EventEmitter } = require('node:events')
+const { Supervisor } = require('../../daemon/supervisor')
+const { fakeLauncher } = require('../helpers/fake-launcher')
 const { StateKeeper } = require('../../daemon/persistence/state-keeper')
 const { reapOrphans } = require('../../daemon/persistence/reap-orphans')
 const { registerApps, startRegistered } = require('../../daemon/persistence/restore')
-const { parseState } = require('../../daemon/persistence/state-format')
-const { runtimeExitCode, allEnded } = require('../../lib/runtime/exit-code')
+const { parseState } = require('../../lib/state/state-format')
+const { runtimeExitCode, allEnded } = require('../../daemon/runtime/exit-code')
 
-const spec = (name, extra = {}) => ({ name, script: `/srv/${name}.js`, cwd: '/srv', instances: 1, execMode: 'fork', env: {}, ...extra })
+const spec = (name, extra = {}) => ({ name, script: `/srv/${name}.js`, cwd: '/srv', instances: 1, execMode: 'fork', interpreter: 'node', env: {}, minUptime: 0, ...extra })
 
-// Enough of the Supervisor for the restore and the keeper: apps, ids, newInstance, startInstances.
-class FakeSupervisor extends EventEmitter {
-  constructor () {
-    super()
-    this.apps = new Map()
-    this.nextId = 0
-    this.started = []
-  }
-
-  allInstances () { return [...this.apps.values()].flatMap((a) => a.instances).sort((a, b) => a.id - b.id) }
-  newInstance (app, index) {
-    return { id: this.nextId++, index, app, name: app.name, status: 'stopped', pid: 0, get spec () { return app.spec } }
-  }
-
-  startInstances (instances) {
-    for (const i of instances) { i.status = 'launching'; this.started.push(i.id) }
-    return Promise.resolve({ ids: instances.map((i) => i.id), failures: [] })
-  }
+// The real Supervisor with a launcher that forks nothing.
+function newSupervisor () {
+  const fake = fakeLauncher()
+  const sup = new Supervisor({ launcher: fake.launcherFor })
+  return Object.assign(sup, { fake })
 }
 
 const noStartTimes = { of: async () => null, prune () {} }
 
 test('the keeper saves after a burst of changes once, debounced, and never two writes at a time', async (t) => {
   t.mock.timers.enable({ apis: ['setTimeout'] })
-  const sup = new FakeSupervisor()
+  const sup = newSupervisor()
   const writes = []
   let release
   const keeper = new StateKeeper({
@@ -74,7 +62,7 @@ test('the keeper saves after a burst of changes once, debounced, and never two w
 })
 
 test('the keeper freezes the desired state at shutdown: stopping every app is not saved as "stopped"', async () => {
-  const sup = new FakeSupervisor()
+  const sup = newSupervisor()
   const writes = []
   const keeper = new StateKeeper({ file: '/h/state.json', supervisor: sup, startTimes: noStartTimes, write: async (f, text) => writes.push(JSON.parse(text)) })
   registerApps(sup, parseState({ version: 1, apps: [{ spec: spec('a') }] }), { validate: (s) => s })
@@ -88,7 +76,7 @@ test('the keeper freezes the desired state at shutdown: stopping every app is no
 })
 
 test('the keeper logs a failing save once, and keeps the daemon running', async () => {
-  const sup = new FakeSupervisor()
+  const sup = newSupervisor()
   const errors = []
   const keeper = new StateKeeper({
     file: '/ro/state.json',
@@ -145,7 +133,7 @@ test('reapOrphans sends SIGKILL after the kill timeout', async () => {
 })
 
 test('a restore registers every app stopped, keeps free ids, starts only the ones wanted online', async () => {
-  const sup = new FakeSupervisor()
+  const sup = newSupervisor()
   const pending = new Map()
   const state = parseState({
     version: 1,
@@ -161,13 +149,13 @@ test('a restore registers every app stopped, keeps free ids, starts only the one
   assert.equal(sup.apps.get('api').listens, true)
   assert.equal(pending.size, 3)
   const results = await startRegistered(sup, registered, { pending })
-  assert.deepEqual(sup.started, [2, 5])
+  assert.deepEqual(sup.fake.launched.map((h) => Number(h.env.XPM_ID)), [2, 5])
   assert.equal(pending.size, 0)
   assert.deepEqual(results.map((r) => [r.name, r.action, r.online, r.stopped]), [['api', 'restored', 1, 1], ['jobs', 'restored', 1, 0]])
 })
 
 test('a restore never duplicates an app and gives new ids when the saved ones are taken', () => {
-  const sup = new FakeSupervisor()
+  const sup = newSupervisor()
   registerApps(sup, parseState({ version: 1, apps: [{ spec: spec('api'), instances: [{ id: 0, index: 0, desired: 'online' }] }] }), { validate: (s) => s })
   const { registered, skipped } = registerApps(sup, parseState({
     version: 1,

@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { serializeState, parseState, countInstances, summarizeApps, STATE_VERSION } = require('../../daemon/persistence/state-format')
+const { serializeState, parseState, countInstances, summarizeApps, STATE_VERSION } = require('../../lib/state/state-format')
 const { parseStat, readProcStat } = require('../../daemon/persistence/proc-stat')
 const { appsSnapshot, processesSnapshot, desiredOf, StartTimes } = require('../../daemon/persistence/snapshot')
 
@@ -90,7 +90,7 @@ function fakeSupervisor (apps) {
       status,
       spec: app.spec,
       pid: ['online', 'launching', 'stopping'].includes(status) ? 1000 + map.size * 10 + index : 0,
-      handle: { groupLeader: mode === 'fork' }
+      processes () { return this.pid ? [{ pid: this.pid, groupLeader: mode === 'fork', exited: false }] : [] }
     }))
     map.set(name, app)
   }

@@ -17,14 +17,12 @@ function setup (spec) {
   supervisor.resolve = (target) => app.instances.filter((i) => String(i.id) === target)
   supervisor.allInstances = () => app.instances
   const replaced = []
-  const reloader = {
-    reload: async (target, { reason }) => {
-      const inst = supervisor.resolve(target)[0]
-      replaced.push([inst.id, reason])
-    }
+  app.reload = async (instances, { reason }) => {
+    for (const inst of instances) replaced.push([inst.id, reason])
+    return { replaced: instances.map((i) => ({ id: i.id })), restarted: [] }
   }
   const metrics = new EventEmitter()
-  const policies = createPolicies({ supervisor, reloader, metrics, logger: null })
+  const policies = createPolicies({ supervisor, metrics, logger: null })
   return { supervisor, app, metrics, policies, replaced }
 }
 
@@ -61,7 +59,7 @@ test('an app registered stopped (restored, never launched) arms nothing until it
   app.instances = [{ id: 5, index: 0, app, name: 'job', status: 'stopped', pid: 0 }]
   supervisor.apps = new Map([['job', app]])
   supervisor.allInstances = () => app.instances
-  const policies = createPolicies({ supervisor, reloader: null, metrics: null, logger: null })
+  const policies = createPolicies({ supervisor, metrics: null, logger: null })
   t.after(() => policies.close())
   assert.deepEqual(policies.state().cron, {})
   supervisor.emit('status', { id: 5, to: 'launching' })

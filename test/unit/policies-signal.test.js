@@ -15,8 +15,8 @@ test('signal names: any case, with or without SIG; unknown names and non-strings
 
 test('sendSignal signals running processes and reports the others', () => {
   const got = []
-  const running = { id: 0, name: 'a', index: 0, pid: 42, status: 'online', handle: { signal: (s) => { got.push(s); return true } } }
-  const stopped = { id: 1, name: 'a', index: 1, pid: 0, status: 'stopped', handle: null }
+  const running = { id: 0, name: 'a', index: 0, pid: 42, status: 'online', signal: (s) => { got.push(s); return true } }
+  const stopped = { id: 1, name: 'a', index: 1, pid: 0, status: 'stopped', signal: () => false }
   const sup = { resolve: () => [running, stopped] }
   const res = sendSignal(sup, 'a', 'hup')
   assert.deepEqual(got, ['SIGHUP'])

@@ -29,18 +29,4 @@ function describe (r) {
   return `${r.name}: ${r.action}${r.reason ? ` – ${r.reason}` : ''}`
 }
 
-// Printed once by the first command after a daemon restored apps on its own (see lib/cli/run.js).
-async function noticeRestored (client) {
-  const r = client.hello?.restored
-  if (!r) return
-  const what = `${r.apps} app${r.apps === 1 ? '' : 's'}`
-  const line = {
-    crash: `the daemon restarted after a crash${r.previousPid ? ` (previous pid ${r.previousPid})` : ''} and restored ${what}`,
-    update: `the daemon was replaced by \`xpm update\` and restored ${what}`,
-    resurrect: `the daemon started with --resurrect and restored ${what} from the last \`xpm save\``
-  }[r.reason] ?? `the daemon restored ${what}`
-  process.stderr.write(`[xpm] ${line}\n`)
-  await client.request('ackRestored', {}, { timeout: 5000 }).catch(() => {})
-}
-
-module.exports = { resurrect, noticeRestored, describe }
+module.exports = { resurrect, describe }

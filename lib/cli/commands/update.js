@@ -87,16 +87,16 @@ async function handoverOverSocket (client, paths) {
 // A daemon that speaks another protocol cannot be asked anything; the state it keeps on disk
 // says what it runs.
 async function handoverFromStateFile (paths) {
-  const { readJsonFile } = require('../../../daemon/persistence/atomic-write')
-  const { parseState } = require('../../../daemon/persistence/state-format')
+  const { readJsonFile } = require('../../state/atomic-write')
+  const { parseState } = require('../../state/state-format')
   const read = await readJsonFile(paths.stateFile)
   const state = read ? parseState(read.value, { file: paths.stateFile }) : { apps: [] }
   return writeHandover(paths, state.apps)
 }
 
 async function writeHandover (paths, apps) {
-  const { writeFileAtomic } = require('../../../daemon/persistence/atomic-write')
-  const { serializeState, summarizeApps } = require('../../../daemon/persistence/state-format')
+  const { writeFileAtomic } = require('../../state/atomic-write')
+  const { serializeState, summarizeApps } = require('../../state/state-format')
   const file = path.join(paths.home, 'update.json')
   await writeFileAtomic(file, serializeState({ apps, cleanShutdown: true }))
   return { file, ...summarizeApps(apps) }

@@ -1,6 +1,6 @@
 'use strict'
 
-const { XpmError } = require('../../lib/errors')
+const { XpmError } = require('../errors')
 
 // The saved form of the daemon's desired state, shared by state.json (kept after every change),
 // dump.json (`xpm save`) and update.json (`xpm update`). Pure: values in, values out.

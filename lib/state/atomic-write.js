@@ -1,7 +1,7 @@
 'use strict'
 
 const path = require('node:path')
-const { XpmError } = require('../../lib/errors')
+const { XpmError } = require('../errors')
 
 // Replaces `file` with `data` so that a reader (or the next boot) sees either the whole old
 // content or the whole new one, never a mix: write a temporary file in the same folder, fsync

@@ -1,6 +1,6 @@
 'use strict'
 
-const { XpmError } = require('../errors')
+const { XpmError } = require('../../lib/errors')
 const { runtimeExitCode, allEnded } = require('./exit-code')
 
 const SETTLE_MS = 1000 // a restart passes through 'stopped': only a lasting end ends the runtime
@@ -19,9 +19,9 @@ async function main (argv) {
       process.exitCode = err.exitCode === 0 ? 0 : 2
       return
     }
-    const { printError } = require('../cli/run')
+    const { printError } = require('../../lib/cli/run')
     printError(err)
-    process.exitCode = require('../errors').exitCodeFor(err)
+    process.exitCode = require('../../lib/errors').exitCodeFor(err)
   }
 }
 
@@ -34,20 +34,20 @@ function buildProgram () {
     .allowExcessArguments(true)
     .exitOverride()
     .configureOutput({ outputError: (str, write) => write(str.replace(/^error: /, 'xpm-runtime: ')) })
-  require('../cli/start-options').addStartOptions(program)
+  require('../../lib/cli/start-options').addStartOptions(program)
   return program.action((target, opts, command) => run(target, opts, command.args.slice(1)))
 }
 
 async function run (target, opts, scriptArgs) {
-  const { resolveStart } = require('../config')
+  const { resolveStart } = require('../../lib/config')
   const resolved = await resolveStart({ target, flags: opts, scriptArgs, cwd: process.cwd(), env: process.env, only: opts.only, envName: opts.env })
   if (resolved.kind === 'name') {
     throw new XpmError('XPM_ERR_SCRIPT_NOT_FOUND', `xpm-runtime needs a script or an ecosystem file, got "${target}" (no such file)`)
   }
   const pino = require('pino')
-  const logger = require('../../daemon/logger').createLogger({ destination: pino.destination({ fd: 2, sync: true }) })
+  const logger = require('../logger').createLogger({ destination: pino.destination({ fd: 2, sync: true }) })
   let supervisor = null
-  const daemon = await require('../../daemon').main({
+  const daemon = await require('../index').main({
     runtime: true,
     logger,
     logSink: { toConsole: { stdout: process.stdout, stderr: process.stderr } },

@@ -1,0 +1,50 @@
+'use strict'
+
+// How xpm shows a byte count or a duration to a person: one style for `list`, `show`, `monit`
+// and anything else that prints one. Pure. (lib/units.js reads and writes the CONFIG forms,
+// '10M' or '5s', which round-trip through an ecosystem file; these are for reading only.)
+//
+//   formatBytes:    binary multiples (1 KB = 1024 B, as '10M' in a config), one decimal below
+//                   100 of a unit, none from 100 up: 512 B, 1.5 KB, 812 KB, 52.0 MB, 1.2 GB.
+//   formatDuration: under a second in milliseconds with 3 significant digits (1.23 ms, 45.7 ms,
+//                   201 ms: event-loop delay, latencies); from a second up in the largest whole
+//                   unit, rounded down (45s, 3m, 2h, 4d: uptimes). Zero is plain 0.
+// Both show a missing, non-finite or negative value as '-'.
+
+const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB']
+const DURATION_UNITS = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]]
+
+function isQuantity (n) {
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0
+}
+
+function formatBytes (bytes) {
+  if (!isQuantity(bytes)) return '-'
+  let n = bytes
+  let i = 0
+  while (n >= 1024 && i < BYTE_UNITS.length - 1) {
+    n /= 1024
+    i++
+  }
+  if (i === 0) return `${Math.round(n)} B`
+  if (n >= 99.95) {
+    const whole = Math.round(n)
+    // 1023.7 KB rounds to the next unit rather than printing '1024 KB'
+    return whole >= 1024 && i < BYTE_UNITS.length - 1 ? `1.0 ${BYTE_UNITS[i + 1]}` : `${whole} ${BYTE_UNITS[i]}`
+  }
+  return `${n.toFixed(1)} ${BYTE_UNITS[i]}`
+}
+
+function formatDuration (ms) {
+  if (!isQuantity(ms)) return '-'
+  if (ms === 0) return '0' // a stopped process's uptime, an idle loop's delay: no unit needed
+  if (ms < 9.995) return `${ms.toFixed(2)} ms`
+  if (ms < 99.95) return `${ms.toFixed(1)} ms`
+  if (ms < 999.5) return `${Math.round(ms)} ms`
+  for (const [unit, factor] of DURATION_UNITS) {
+    if (ms >= factor) return `${Math.floor(ms / factor)}${unit}`
+  }
+  return '1s' // 999.5 ms up to a second
+}
+
+module.exports = { formatBytes, formatDuration }

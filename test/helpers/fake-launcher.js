@@ -1,0 +1,37 @@
+'use strict'
+
+const { ProcessHandle } = require('../../daemon/launchers/handle')
+
+// A launcher for unit tests of the app model: no OS process, a handle that comes online on the
+// next turn of the event loop and "exits" when signalled. `launched` records every handle.
+function fakeLauncher ({ replacesInPlace = true, announcesListening = false } = {}) {
+  let nextPid = 10000
+  const launched = []
+  class FakeHandle extends ProcessHandle {
+    get announcesListening () { return announcesListening }
+    signal (sig) {
+      if (this.exited) return false
+      setImmediate(() => this.markExited(null, sig))
+      return true
+    }
+  }
+  const launcher = {
+    replacesInPlace,
+    launch (spec, env) {
+      const handle = new FakeHandle({ child: { pid: nextPid++, stdout: null, stderr: null } })
+      handle.spec = spec
+      handle.env = env
+      launched.push(handle)
+      setImmediate(() => handle.markOnline())
+      return handle
+    }
+  }
+  return { launcherFor: () => launcher, launched, live: () => launched.filter((h) => !h.exited) }
+}
+
+// A normalized spec with the fields the model reads; settles at once (minUptime 0).
+function fakeSpec (name, extra = {}) {
+  return { name, script: `/srv/${name}.js`, cwd: '/srv', instances: 1, execMode: 'fork', interpreter: 'node', env: {}, minUptime: 0, listenTimeout: 2000, killTimeout: 200, ...extra }
+}
+
+module.exports = { fakeLauncher, fakeSpec }

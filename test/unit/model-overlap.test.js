@@ -1,0 +1,150 @@
+'use strict'
+
+// The app model's overlap rules (daemon/model/overlap-rules.js), on the real Supervisor, App and
+// Instance with a launcher that forks nothing (test/helpers/fake-launcher.js).
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { Supervisor } = require('../../daemon/supervisor')
+const { fakeLauncher, fakeSpec } = require('../helpers/fake-launcher')
+
+function setup (options) {
+  const fake = fakeLauncher(options)
+  const sup = new Supervisor({ launcher: fake.launcherFor })
+  return { sup, fake }
+}
+
+const statuses = (sup) => sup.list().map((p) => `${p.name}[${p.instance}]:${p.status}`)
+const ready = (handle) => handle.emit('message', 'ready')
+const turn = () => new Promise(setImmediate)
+
+test('stop cancels an in-flight start; nothing of the app is left running', async () => {
+  const { sup, fake } = setup()
+  const starting = sup.start([fakeSpec('api', { instances: 2, waitReady: true })])
+  await turn()
+  assert.deepEqual(statuses(sup), ['api[0]:launching', 'api[1]:launching'])
+  const stopped = await sup.stop('api')
+  const [result] = await starting
+  assert.equal(result.action, 'cancelled')
+  assert.equal(result.failures[0].code, 'XPM_ERR_CANCELLED')
+  assert.match(result.failures[0].message, /start of api cancelled by stop/)
+  assert.deepEqual(stopped.ids, [0, 1])
+  assert.deepEqual(fake.live(), [])
+  assert.deepEqual(statuses(sup), ['api[0]:stopped', 'api[1]:stopped'])
+})
+
+test('stop cancels an in-flight reload and the reload queued behind it; spares are stopped', async () => {
+  const { sup, fake } = setup()
+  const started = sup.start([fakeSpec('api', { instances: 2, waitReady: true })])
+  await turn()
+  fake.launched.forEach(ready)
+  await started
+  const reloading = sup.reload('api')
+  const queued = sup.restart('api')
+  await turn()
+  assert.equal(fake.live().length, 3, 'one spare beside the two workers')
+  assert.deepEqual(sup.list()[0].extraPids, [fake.launched[2].pid])
+  const stopping = sup.stop('api')
+  await assert.rejects(reloading, { code: 'XPM_ERR_CANCELLED', message: 'reload of api cancelled by stop' })
+  await assert.rejects(queued, { code: 'XPM_ERR_CANCELLED', message: 'restart of api cancelled by stop' })
+  await stopping
+  assert.deepEqual(fake.live(), [])
+  assert.deepEqual(statuses(sup), ['api[0]:stopped', 'api[1]:stopped'])
+})
+
+test('a start after a stop waits for it, then runs', async () => {
+  const { sup, fake } = setup()
+  await sup.start([fakeSpec('api')])
+  const seen = []
+  sup.on('status', (c) => seen.push(c.to))
+  const stopping = sup.stop('api')
+  const starting = sup.startTarget('api')
+  await stopping
+  await starting
+  assert.deepEqual(seen, ['stopping', 'stopped', 'launching', 'online'])
+  assert.deepEqual(statuses(sup), ['api[0]:online'])
+  assert.equal(fake.live().length, 1)
+})
+
+test('a reload never touches an instance the user stopped', async () => {
+  const { sup, fake } = setup()
+  await sup.start([fakeSpec('api', { instances: 3 })])
+  await sup.stop('2')
+  await sup.reload('0')
+  await sup.reload('api')
+  assert.deepEqual(statuses(sup), ['api[0]:online', 'api[1]:online', 'api[2]:stopped'])
+  assert.equal(fake.live().length, 2)
+})
+
+test('different apps never wait for each other', async () => {
+  const { sup, fake } = setup()
+  const slow = sup.start([fakeSpec('slow', { waitReady: true })])
+  const [fast] = await sup.start([fakeSpec('fast')])
+  assert.equal(fast.action, 'started')
+  assert.deepEqual(statuses(sup), ['slow[0]:launching', 'fast[0]:online'])
+  ready(fake.launched[0])
+  await slow
+})
+
+test('delete cancels, stops, forgets; a start of the same name meanwhile creates it anew', async () => {
+  const { sup, fake } = setup()
+  const first = sup.start([fakeSpec('api', { waitReady: true })])
+  await turn()
+  const deleting = sup.delete('api')
+  const again = sup.start([fakeSpec('api')])
+  assert.equal((await first)[0].action, 'cancelled')
+  assert.deepEqual((await deleting).apps, ['api'])
+  assert.equal((await again)[0].action, 'started')
+  assert.deepEqual(statuses(sup), ['api[0]:online'])
+  assert.equal(fake.live().length, 1)
+  assert.equal(sup.list()[0].id, 1, 'a new app gets a new id')
+})
+
+test('scale keeps the other instances and starts new ones only when the app runs', async () => {
+  const { sup } = setup()
+  await sup.start([fakeSpec('api', { instances: 2 })])
+  const keep = sup.list()[0].pid
+  const up = await sup.scale('api', '+2')
+  assert.deepEqual([up.from, up.to, up.started], [2, 4, true])
+  assert.deepEqual(statuses(sup), ['api[0]:online', 'api[1]:online', 'api[2]:online', 'api[3]:online'])
+  const down = await sup.scale('api', '-3')
+  assert.deepEqual(down.removed.map((r) => r.instance), [1, 2, 3])
+  assert.equal(sup.list()[0].pid, keep)
+  await sup.stop('api')
+  const idle = await sup.scale('api', '2')
+  assert.equal(idle.started, false)
+  assert.deepEqual(statuses(sup), ['api[0]:stopped', 'api[1]:stopped'])
+  await assert.rejects(sup.scale('nope', '1'), { code: 'XPM_ERR_APP_NOT_FOUND' })
+})
+
+test('policy restarts queued for the same cause coalesce into one reload', async () => {
+  const { sup, fake } = setup({ replacesInPlace: false })
+  await sup.start([fakeSpec('api')])
+  const app = sup.apps.get('api')
+  const runs = [app.reload(app.instances, { reason: 'manual' })]
+  await turn() // the user's reload is running now
+  runs.push(app.reload(app.instances, { reason: 'cron', coalesce: 'policy:cron' }))
+  runs.push(app.reload(app.instances, { reason: 'cron', coalesce: 'policy:cron' }))
+  assert.equal(runs[1], runs[2], 'the second cron restart joins the queued first')
+  await Promise.all(runs)
+  assert.equal(fake.launched.length, 3, 'the first start, the user reload, one cron restart')
+})
+
+test('after close (xpm kill) no command is taken and nothing runs', async () => {
+  const { sup, fake } = setup()
+  const starting = sup.start([fakeSpec('a', { waitReady: true }), fakeSpec('b', { waitReady: true })])
+  await turn()
+  await sup.close()
+  assert.deepEqual((await starting).map((r) => r.action), ['cancelled', 'cancelled'])
+  assert.deepEqual(fake.live(), [])
+  await assert.rejects(sup.start([fakeSpec('c')]), { code: 'XPM_ERR_SHUTTING_DOWN' })
+  await assert.rejects(sup.scale('a', '2'), { code: 'XPM_ERR_SHUTTING_DOWN' })
+})
+
+test('a process not ready in time is not left online: stopped, and its exit counts as a crash', async () => {
+  const { sup, fake } = setup()
+  const [result] = await sup.start([fakeSpec('api', { waitReady: true, listenTimeout: 50, autorestart: false })])
+  assert.match(result.failures[0].message, /not ready after 50 ms/)
+  await new Promise((resolve) => { if (fake.live().length === 0) resolve(); else fake.launched[0].once('exit', () => setImmediate(resolve)) })
+  assert.deepEqual(statuses(sup), ['api[0]:stopped'])
+  assert.equal(sup.list()[0].lastExit.reason, 'autorestart is off')
+})

@@ -1,0 +1,110 @@
+'use strict'
+
+// The shape of the code, checked from the source: the relative `require`s of lib/, bin/ and
+// daemon/ (lazy ones inside functions too) form a graph in which every edge resolves to a file,
+// the CLI side never reaches daemon/ (the daemon is another process; only bin/xpm-runtime,
+// which runs the daemon in the foreground, loads it), and there is no cycle.
+// A regex over the source rather than a dependency-graph package: dpdm and madge bring a
+// TypeScript or a parser stack for what is, in a CommonJS code base, one pattern.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+
+const ROOT = path.join(__dirname, '..', '..')
+const REQUIRE = /\brequire\(\s*(['"])(\.{1,2}(?:\/[^'"]*)?)\1\s*\)/g
+// require(`./commands/${file}`): an edge to every file of that folder the pattern can name
+const REQUIRE_TEMPLATE = /\brequire\(\s*`(\.{1,2}\/(?:[^`$]*\/)?)([^`$/]*)\$\{[^}]*\}([^`$/]*)`\s*\)/g
+
+function sourceFiles () {
+  const files = ['bin/xpm', 'bin/xpm-runtime']
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+      const rel = `${dir}/${entry.name}`
+      if (entry.isDirectory()) walk(rel)
+      else if (entry.name.endsWith('.js')) files.push(rel)
+    }
+  }
+  walk('lib')
+  walk('daemon')
+  return files.sort()
+}
+
+// Node's resolution for a relative path: the file, then .js/.json, then a folder's index.js.
+function resolve (from, spec) {
+  const base = path.join(path.dirname(path.join(ROOT, from)), spec)
+  for (const candidate of [base, base + '.js', base + '.json', path.join(base, 'index.js')]) {
+    if (fs.statSync(candidate, { throwIfNoEntry: false })?.isFile()) return path.relative(ROOT, candidate).split(path.sep).join('/')
+  }
+  return null
+}
+
+// file → [{ spec, to }], comment lines left out so prose that quotes a require is no edge.
+function buildGraph () {
+  const graph = new Map()
+  for (const file of sourceFiles()) {
+    const code = fs.readFileSync(path.join(ROOT, file), 'utf8').split('\n').filter((line) => !/^\s*(\/\/|\*|\/\*)/.test(line)).join('\n')
+    const edges = []
+    for (const [, , spec] of code.matchAll(REQUIRE)) edges.push({ spec, to: resolve(file, spec) })
+    for (const [spec, dir, prefix, suffix] of code.matchAll(REQUIRE_TEMPLATE)) {
+      const folder = path.join(path.dirname(path.join(ROOT, file)), dir)
+      for (const name of fs.readdirSync(folder).filter((n) => n.startsWith(prefix) && n.endsWith(suffix + '.js'))) {
+        edges.push({ spec, to: resolve(file, dir + name) })
+      }
+    }
+    graph.set(file, edges)
+  }
+  return graph
+}
+
+// Every cycle found by a depth-first search, each as a path that ends where it starts.
+function findCycles (graph) {
+  const state = new Map() // file → 'open' while on the stack, 'done' after
+  const stack = []
+  const cycles = []
+  const visit = (file) => {
+    state.set(file, 'open')
+    stack.push(file)
+    for (const { to } of graph.get(file) || []) {
+      if (!to || !graph.has(to)) continue
+      if (state.get(to) === 'open') cycles.push([...stack.slice(stack.indexOf(to)), to])
+      else if (!state.has(to)) visit(to)
+    }
+    stack.pop()
+    state.set(file, 'done')
+  }
+  for (const file of graph.keys()) if (!state.has(file)) visit(file)
+  return cycles
+}
+
+const graph = buildGraph()
+
+test('the walker sees every source file and lazy requires inside functions', () => {
+  assert.ok(graph.size > 50, `only ${graph.size} files`)
+  const targets = (file) => graph.get(file).map((e) => e.to)
+  assert.ok(targets('lib/cli/commands/update.js').includes('lib/state/state-format.js'), 'a require inside a function')
+  assert.ok(targets('bin/xpm-runtime').includes('daemon/runtime/index.js'), 'a bin file without extension')
+  assert.ok(targets('lib/cli/main.js').includes('lib/cli/commands/list.js'), 'a require of a template literal')
+})
+
+test('every relative require resolves to a file', () => {
+  const broken = []
+  for (const [file, edges] of graph) for (const e of edges) if (!e.to) broken.push(`${file}: require('${e.spec}')`)
+  assert.deepEqual(broken, [], `unresolved requires:\n  ${broken.join('\n  ')}`)
+})
+
+test('nothing under lib/ nor bin/xpm requires daemon/ (only bin/xpm-runtime may)', () => {
+  // A path from the CLI into daemon/ has a first step that leaves lib/, so direct edges suffice.
+  const offending = []
+  for (const [file, edges] of graph) {
+    if (!file.startsWith('lib/') && file !== 'bin/xpm') continue
+    for (const e of edges) if (e.to?.startsWith('daemon/')) offending.push(`${file} → ${e.to}`)
+  }
+  assert.deepEqual(offending, [], `the CLI reaches into daemon/ (move shared code to lib/):\n  ${offending.join('\n  ')}`)
+})
+
+test('the relative-require graph has no cycle', () => {
+  const cycles = findCycles(graph)
+  assert.deepEqual(cycles, [], `import cycles:\n  ${cycles.map((c) => c.join(' → ')).join('\n  ')}`)
+})
