@@ -20,9 +20,9 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
     // Long operations push a 'progress' event per process as it comes online (or fails).
     start: (params, conn) => supervisor.start(checkSpecs(params.specs), { force: params.force === true, onProgress: progressTo(conn) }),
     startTarget: (params, conn) => supervisor.startTarget(target(params), { onProgress: progressTo(conn) }),
-    stop: (params) => supervisor.stop(target(params)),
+    stop: (params, conn) => supervisor.stop(target(params), { onProgress: progressTo(conn) }),
     restart: (params, conn) => supervisor.restart(target(params), { onProgress: progressTo(conn) }),
-    delete: (params) => supervisor.delete(target(params)),
+    delete: (params, conn) => supervisor.delete(target(params), { onProgress: progressTo(conn) }),
     list: () => supervisor.list(),
     show: (params) => supervisor.show(target(params)),
 

@@ -64,14 +64,16 @@ class Supervisor extends EventEmitter {
     throw new XpmError('XPM_ERR_APP_NOT_FOUND', `No app "${name}"` + (known.length ? ` (known apps: ${known.join(', ')})` : ' (no apps are managed)'), { details: { target: name } })
   }
 
-  // Runs fn(app, itsInstances) for every app the target names, all apps at once.
-  eachApp (target, fn) {
+  // Runs fn(app, itsInstances) for every app the target names, all apps at once. With
+  // onProgress, first tells the client how long the command should take (see announce()).
+  eachApp (target, fn, { onProgress = null, stop = false, start = false } = {}) {
     this.refuseWhenClosing()
     const byApp = new Map()
     for (const inst of this.resolve(target)) {
       if (!byApp.has(inst.app)) byApp.set(inst.app, [])
       byApp.get(inst.app).push(inst)
     }
+    announce(onProgress, [...byApp.keys()].map((app) => app.spec), { stop, start })
     return Promise.all([...byApp].map(([app, instances]) => fn(app, instances)))
   }
 
@@ -158,6 +160,7 @@ class Supervisor extends EventEmitter {
   // app being deleted is waited for, then created anew.
   async start (specs, { force = false, onProgress = null } = {}) {
     this.refuseWhenClosing()
+    announce(onProgress, specs, { stop: force, start: true })
     return Promise.all(specs.map(async (spec) => {
       try {
         let app = this.apps.get(spec.name)
@@ -180,20 +183,20 @@ class Supervisor extends EventEmitter {
   }
 
   async startTarget (target, { onProgress = null } = {}) {
-    const results = await this.eachApp(target, (app, instances) => app.start({ instances, onProgress }))
+    const results = await this.eachApp(target, (app, instances) => app.start({ instances, onProgress }), { onProgress, start: true })
     return merge(results, ['ids', 'failures', 'alreadyOnline'])
   }
 
-  async stop (target) {
-    return merge(await this.eachApp(target, (app, instances) => app.stop(instances)), ['ids'])
+  async stop (target, { onProgress = null } = {}) {
+    return merge(await this.eachApp(target, (app, instances) => app.stop(instances), { onProgress, stop: true }), ['ids'])
   }
 
   async restart (target, { onProgress = null } = {}) {
-    return merge(await this.eachApp(target, (app, instances) => app.restart(instances, { onProgress })), ['ids', 'failures'])
+    return merge(await this.eachApp(target, (app, instances) => app.restart(instances, { onProgress }), { onProgress, stop: true, start: true }), ['ids', 'failures'])
   }
 
-  async delete (target) {
-    const results = await this.eachApp(target, async (app, instances) => ({ ...(await app.delete(instances)), name: app.name }))
+  async delete (target, { onProgress = null } = {}) {
+    const results = await this.eachApp(target, async (app, instances) => ({ ...(await app.delete(instances)), name: app.name }), { onProgress, stop: true })
     return { ids: results.flatMap((r) => r.ids), apps: results.filter((r) => r.deleted).map((r) => r.name) }
   }
 
@@ -254,6 +257,16 @@ class Supervisor extends EventEmitter {
       history: this.metrics ? this.metrics.history(inst.id) : []
     }))
   }
+}
+
+// The first progress event of a long command: how long it should take. Apps run in parallel,
+// so it is the longest of their own waits (kill_timeout when stopping, listen_timeout when
+// starting), never their sum. The CLI sets its deadline from it.
+function announce (onProgress, specs, { stop, start }) {
+  if (!onProgress) return
+  const longest = (key, fallback) => Math.max(0, ...specs.map((s) => s[key] ?? fallback))
+  const expectMs = (stop ? longest('killTimeout', 5000) + 5000 : 0) + (start ? longest('listenTimeout', 8000) : 0)
+  onProgress({ type: 'begin', expectMs })
 }
 
 // Per-app results of one command → one reply: arrays concatenated in id order.

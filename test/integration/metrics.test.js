@@ -163,7 +163,7 @@ describe('agent figures', { concurrency: true }, () => {
     const cells = row.split('│').map((c) => c.trim()).filter(Boolean)
     assert.equal(cells.length, 9, row)
     assert.match(cells[7], /^\d+(\.\d+)?%$/, `cpu cell in ${row}`)
-    assert.match(cells[8], /^\d+(\.\d+)?mb$/, `memory cell in ${row}`)
+    assert.match(cells[8], /^\d+(\.\d+)? [KMG]B$/, `memory cell in ${row}`)
     assert.ok(parseFloat(cells[8]) > 5, `about the RSS of a node process: ${row}`)
 
     const show = await h.run(['show', 'blocked'])
@@ -173,8 +173,8 @@ describe('agent figures', { concurrency: true }, () => {
       assert.ok(line, `a "${label}" line in:\n${show.stdout}`)
       return line.slice(label.length).trim()
     }
-    assert.match(field('heap'), /^\d+(\.\d+)?mb \/ \d+(\.\d+)?mb$/)
-    const delay = field('loop delay').match(/^p50 ([\d.]+)ms {2}p95 ([\d.]+)ms {2}p99 ([\d.]+)ms/)
+    assert.match(field('heap'), /^\d+(\.\d+)? [KMG]B \/ \d+(\.\d+)? [KMG]B$/)
+    const delay = field('loop delay').match(/^p50 ([\d.]+) ms {2}p95 ([\d.]+) ms {2}p99 ([\d.]+) ms/)
     assert.ok(delay, field('loop delay'))
     assert.ok(Number(delay[3]) >= 150, `p99 in ${field('loop delay')}`)
     assert.ok(Number(delay[1]) < 20, `p50 in ${field('loop delay')}`)
@@ -182,7 +182,7 @@ describe('agent figures', { concurrency: true }, () => {
     assert.match(field('restarts'), /^1\b/)
     assert.match(field('last exit'), /^(signal SIG[A-Z]+|code \d+) at \d{4}-\d\d-\d\dT/)
     assert.match(field('cpu'), /^\d+(\.\d+)?%$/)
-    assert.match(field('memory'), /^\d+(\.\d+)?mb$/)
+    assert.match(field('memory'), /^\d+(\.\d+)? [KMG]B$/)
   })
 })
 
@@ -220,7 +220,7 @@ describe('OS sampling without the agent', { concurrency: true }, () => {
     const show = await h.run(['show', 'quiet'])
     assert.equal(show.code, 0, show.stderr)
     assert.doesNotMatch(show.stdout, /^(heap|loop delay|loop utilization) /m)
-    assert.match(show.stdout, /^memory +\d+(\.\d+)?mb$/m)
+    assert.match(show.stdout, /^memory +\d+(\.\d+)? [KMG]B$/m)
     assert.equal(p.metrics, null, `no agent figures: ${JSON.stringify(p.metrics)}`)
   })
 })

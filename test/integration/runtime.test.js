@@ -51,8 +51,10 @@ test('xpm-runtime: apps in the foreground, logs on stdout with a prefix and no f
   assert.equal((await httpGet(p1)).status, 200)
   assert.equal((await httpGet(p2)).status, 200)
 
-  // the socket is there: the CLI works inside the container
-  const list = await h.jlist()
+  // the socket is there: the CLI works inside the container (a fork app is online once it has
+  // run for its settle time, a little after it printed)
+  let list
+  await waitFor(async () => (list = await h.jlist()).every((p) => p.status === 'online'), { timeout: 10000, message: 'all online' })
   assert.deepEqual(list.map((p) => [p.name, p.status]), [['web', 'online'], ['web', 'online'], ['worker', 'online']])
   assert.deepEqual(fs.readdirSync(path.join(h.home, 'logs')), [], 'no log files by default')
   assert.equal(fs.existsSync(path.join(h.home, 'state.json')), false, 'nothing to recover in a container')

@@ -10,14 +10,19 @@ async function run (method, ctx) {
   const { resolveTargets } = require('../../config')
   const resolved = await resolveTargets({ target, cwd: process.cwd(), only: opts.only, envName: opts.env, env: process.env, withSpecs: method === 'restart' })
   const client = await ctx.connect()
+  const { longRequest, progressPrinter, printStillWorking, StillWorking } = require('../long-request')
+  const onProgress = progressPrinter({ json: opts.json })
   const names = resolved.kind === 'ecosystem' ? resolved.names : [target]
-  const results = []
-  for (const name of names) {
-    if (method === 'restart' && (resolved.kind === 'ecosystem' || opts.updateEnv)) {
-      results.push(await restartWithSpec(client, name, resolved, opts))
-      continue
-    }
-    results.push(await client.request(method, { target: name }, { timeout: 120000 }))
+  let results
+  try {
+    // every app at once: the daemon runs different apps in parallel
+    results = await Promise.all(names.map((name) => method === 'restart' && (resolved.kind === 'ecosystem' || opts.updateEnv)
+      ? restartWithSpec(client, name, resolved, opts, onProgress)
+      : longRequest(client, method, { target: name }, { onProgress })))
+  } catch (err) {
+    if (!(err instanceof StillWorking)) throw err
+    printStillWorking(names, err)
+    return
   }
   const failures = results.flatMap((r) => r.failures || [])
   if (opts.json) printJson(results)
@@ -32,14 +37,15 @@ async function run (method, ctx) {
 }
 
 // A restart from an ecosystem file (or with --update-env) applies the new spec: -f start.
-async function restartWithSpec (client, name, resolved, opts) {
+async function restartWithSpec (client, name, resolved, opts, onProgress) {
+  const { longRequest } = require('../long-request')
   let spec = resolved.specs?.find((s) => s.name === name)
   if (!spec) {
     const [shown] = await client.request('show', { target: name })
     spec = { ...shown.spec }
   }
   if (opts.updateEnv) spec = { ...spec, env: { ...process.env } }
-  const [result] = await client.request('start', { specs: [spec], force: true }, { timeout: 120000 })
+  const [result] = await longRequest(client, 'start', { specs: [spec], force: true }, { onProgress })
   return result
 }
 
