@@ -7,7 +7,8 @@ const { XpmError } = require('../lib/errors')
 //   waitReady:           the app's process.send('ready')
 //   expectListen:        the first `listening` event (a process that announces it, whose
 //                        predecessor listened)
-//   otherwise:           `listening`, or `online` plus settleMs without exiting
+//   otherwise:           `listening`, or `booted` (the agent saw the app's entry run its first
+//                        turn) — or, for a process without the agent, `online` plus settleMs
 // signal: an AbortSignal; aborting rejects with its reason and removes every listener.
 function waitUntilReady (handle, { waitReady = false, expectListen = false, listenTimeout = 8000, settleMs = 1000, label = 'process', signal = null }) {
   return new Promise((resolve, reject) => {
@@ -19,7 +20,7 @@ function waitUntilReady (handle, { waitReady = false, expectListen = false, list
       handle.off('exit', onExit)
       handle.off('listening', onListening)
       handle.off('message', onMessage)
-      handle.off('online', onOnline)
+      handle.off('booted', onBooted)
       signal?.removeEventListener('abort', onAbort)
     }
     const onAbort = () => { cleanup(); reject(signal.reason) }
@@ -32,12 +33,13 @@ function waitUntilReady (handle, { waitReady = false, expectListen = false, list
     }
     const onListening = (address) => { if (!waitReady) done({ by: 'listening', address }) }
     const onMessage = (msg) => { if (waitReady && msg === 'ready') done({ by: 'ready' }) }
-    const onOnline = () => {
+    const onBooted = () => {
       if (waitReady || expectListen) return
+      if (handle.reportsBoot) return done({ by: 'booted' })
       settleTimer = setTimeout(() => done({ by: 'settled' }), settleMs)
     }
     const deadline = setTimeout(() => {
-      const waited = waitReady ? "a 'ready' message" : expectListen ? 'it to listen' : 'it to come online'
+      const waited = waitReady ? "a 'ready' message" : expectListen ? 'it to listen' : 'its entry to run'
       fail('XPM_ERR_START_FAILED', `${label} was not ready after ${listenTimeout} ms (waited for ${waited})`, { reason: 'timeout' })
     }, listenTimeout)
 
@@ -46,8 +48,8 @@ function waitUntilReady (handle, { waitReady = false, expectListen = false, list
     handle.on('exit', onExit)
     handle.on('listening', onListening)
     handle.on('message', onMessage)
-    handle.on('online', onOnline)
-    if (handle.isOnline) onOnline()
+    handle.on('booted', onBooted)
+    if (handle.isBooted) onBooted()
   })
 }
 

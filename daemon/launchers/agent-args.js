@@ -10,4 +10,9 @@ function nodeExecArgv (spec) {
   return [...(spec.nodeArgs || []), '--require', AGENT]
 }
 
-module.exports = { nodeExecArgv, AGENT }
+// XPM_AGENT=0 in the app's env turns the agent off (see lib/worker/agent.js).
+function hasAgent (env) {
+  return env.XPM_AGENT !== '0'
+}
+
+module.exports = { nodeExecArgv, hasAgent, AGENT }

@@ -2,7 +2,7 @@
 
 const cluster = require('node:cluster')
 const { ProcessHandle } = require('./handle')
-const { nodeExecArgv } = require('./agent-args')
+const { nodeExecArgv, hasAgent } = require('./agent-args')
 
 // A cluster worker: the daemon is its primary and routes its connections.
 class ClusterHandle extends ProcessHandle {
@@ -42,9 +42,10 @@ function launchClusterWorker (spec, env) {
   // process.env at start-up so the app sees exactly the environment it was given.
   const worker = cluster.fork(env)
   const handle = new ClusterHandle({ worker })
+  handle.reportsBoot = hasAgent(env)
   worker.on('online', () => handle.markOnline())
   worker.on('listening', (address) => handle.emit('listening', address))
-  worker.on('message', (msg) => handle.emit('message', msg))
+  worker.on('message', (msg) => handle.received(msg))
   worker.on('disconnect', () => handle.emit('disconnect'))
   worker.on('error', () => {}) // EPIPE on a dying worker's channel; the exit event tells the story
   worker.on('exit', (code, signal) => handle.markExited(code, signal))

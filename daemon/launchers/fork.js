@@ -2,7 +2,7 @@
 
 const childProcess = require('node:child_process')
 const { ProcessHandle } = require('./handle')
-const { nodeExecArgv } = require('./agent-args')
+const { nodeExecArgv, hasAgent } = require('./agent-args')
 
 // A fork-mode child leads its own process group, so a signal reaches a shell script's children.
 class ForkHandle extends ProcessHandle {
@@ -35,12 +35,13 @@ function launchForkProcess (spec, env) {
     child = childProcess.spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] })
   }
   const handle = new ForkHandle({ child })
+  handle.reportsBoot = spec.interpreter === 'node' && hasAgent(env)
   handle.groupLeader = true
   child.once('spawn', () => {
     handle.pid = child.pid
     handle.markOnline()
   })
-  child.on('message', (msg) => handle.emit('message', msg))
+  child.on('message', (msg) => handle.received(msg))
   child.on('disconnect', () => handle.emit('disconnect'))
   child.on('error', (err) => {
     // spawn failures (ENOENT, EACCES) arrive here instead of an exit event

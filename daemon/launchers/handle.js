@@ -5,6 +5,8 @@ const { EventEmitter } = require('node:events')
 // One running OS process, whatever launched it. Callers never ask which mode it is: each
 // launcher's subclass knows how to signal, release and stop its kind of process. Emits:
 //   'online'                 the process is running
+//   'booted'                 the app's entry has run (the agent says so after its first turn);
+//                            for a process without the agent, the same moment as 'online'
 //   'listening' (address)    a server in the worker accepts connections (cluster only)
 //   'message' (msg)          IPC message from the process
 //   'disconnect'             the IPC channel closed
@@ -15,6 +17,8 @@ class ProcessHandle extends EventEmitter {
     this.child = child
     this.pid = child.pid
     this.isOnline = false
+    this.reportsBoot = false // the agent runs inside and will say when the app's entry has run
+    this.isBooted = false
     this.exited = false
     this.exitInfo = null
     this.spawnError = null
@@ -33,6 +37,19 @@ class ProcessHandle extends EventEmitter {
     if (this.isOnline || this.exited) return
     this.isOnline = true
     this.emit('online')
+    if (!this.reportsBoot) this.markBooted()
+  }
+
+  markBooted () {
+    if (this.isBooted || this.exited) return
+    this.isBooted = true
+    this.emit('booted')
+  }
+
+  // An IPC message from the process: any agent message means the app's entry has run.
+  received (msg) {
+    if (msg !== null && typeof msg === 'object' && msg['xpm:agent'] !== undefined) this.markBooted()
+    this.emit('message', msg)
   }
 
   markExited (code, signal) {

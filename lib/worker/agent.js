@@ -19,6 +19,9 @@ function startAgent () {
   // No IPC channel (started by hand, or a worker thread inheriting execArgv): nobody to report to.
   if (typeof process.send !== 'function' || process.env.XPM_AGENT === '0') return null
   const ipc = require('./ipc')
+  // After the app's entry has run its first turn (a CommonJS entry has been evaluated; a throw
+  // or a failed listen() has already ended the process): the daemon counts the app as started.
+  setImmediate(() => ipc.send({ 'xpm:agent': 'booted' }))
   const intervalMs = intervalFrom(process.env)
   // The reload's drain message arrives as an internal message: invisible to the app's own
   // process.on('message'), and the listener adds no liveness.

@@ -30,9 +30,10 @@ function start (fixture, env = {}) {
   pids.add(child.pid)
   const reports = []
   const others = []
-  child.on('message', (msg) => (msg?.['xpm:agent'] === 'metrics' ? reports : others).push(msg))
+  const booted = []
+  child.on('message', (msg) => (msg?.['xpm:agent'] === 'metrics' ? reports : msg?.['xpm:agent'] === 'booted' ? booted : others).push(msg))
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
-  return { child, reports, others, exited }
+  return { child, reports, others, booted, exited }
 }
 
 function withDeadline (promise, ms, what) {
@@ -51,8 +52,9 @@ test('an app that does nothing exits by itself with the agent loaded and IPC ope
 })
 
 test("an app's own process.on('message') receives its messages while the agent reports", async () => {
-  const { child, reports, others } = start('own-messages.js')
+  const { child, reports, others, booted } = start('own-messages.js')
   await waitFor(() => reports.length >= 2)
+  assert.equal(booted.length, 1, 'one booted message, after the entry ran')
   for (const n of [1, 2, 3]) child.send({ hello: n })
   await waitFor(() => others.length >= 3)
   await waitFor(() => reports.length >= 5)
