@@ -2,22 +2,27 @@
 'use strict'
 
 // npm run bench [-- --quick] [--only cli,memory] [--rounds N] [--loader wrk|autocannon] [--fresh-tools]
+//                 [--scale-apps 10,100,300] [--no-write]
 // Runs every measure in bench/measures against xpm, PM2 and a bare node:cluster primary, writes
-// docs/benchmarks.md and bench/results/latest.json, and prints the tables.
+// docs/benchmarks.md and bench/results/latest.json, and prints the tables. With --only, the
+// measures not rerun are carried over from the previous bench/results/latest.json, marked with
+// the date they were measured.
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
+const { spawnSync } = require('node:child_process')
 const { ensureTools } = require('./lib/tools')
+const { UNSET_ENV } = require('./lib/util')
 const { render } = require('./lib/report')
-const { Xpm } = require('./lib/xpm')
+const { Xpm, ROOT: XPM_ROOT } = require('./lib/xpm')
 const { Pm2 } = require('./lib/pm2')
 const { Raw } = require('./lib/raw')
 
-const MEASURES = ['cli', 'memory', 'throughput', 'reload', 'logs', 'monit', 'crash']
+const MEASURES = ['cli', 'memory', 'throughput', 'reload', 'logs', 'monit', 'crash', 'scale']
 const ROOT = path.join(__dirname, '..')
 
 function parseArgs (argv) {
-  const opts = { quick: false, only: MEASURES, rounds: null, loader: null, freshTools: false, write: true }
+  const opts = { quick: false, only: MEASURES, rounds: null, loader: null, freshTools: false, write: true, scaleApps: null }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     if (a === '--quick') opts.quick = true
@@ -26,15 +31,29 @@ function parseArgs (argv) {
     else if (a === '--loader') opts.loader = argv[++i]
     else if (a === '--fresh-tools') opts.freshTools = true
     else if (a === '--no-write') opts.write = false
+    else if (a === '--scale-apps') opts.scaleApps = String(argv[++i]).split(',').map((s) => Number(s.trim()))
     else if (a === '-h' || a === '--help') {
-      console.log('usage: node bench/run.js [--quick] [--only ' + MEASURES.join(',') + '] [--rounds N] [--loader wrk|autocannon] [--fresh-tools] [--no-write]')
+      console.log('usage: node bench/run.js [--quick] [--only ' + MEASURES.join(',') + '] [--rounds N] [--loader wrk|autocannon] [--fresh-tools] [--scale-apps 10,100] [--no-write]')
       process.exit(0)
     } else throw new Error(`unknown option ${a}`)
   }
   const unknown = opts.only.filter((n) => !MEASURES.includes(n))
   if (unknown.length) throw new Error(`unknown measure ${unknown.join(', ')}; expected some of ${MEASURES.join(', ')}`)
   if (opts.loader && !['wrk', 'autocannon'].includes(opts.loader)) throw new Error(`--loader expects wrk or autocannon, got ${opts.loader}`)
+  if (opts.scaleApps && !opts.scaleApps.every((n) => Number.isInteger(n) && n > 0)) throw new Error('--scale-apps expects positive integers, e.g. 10,100,300')
+  if (opts.rounds !== null && !(Number.isInteger(opts.rounds) && opts.rounds > 0)) throw new Error('--rounds expects a positive integer')
   return opts
+}
+
+// Which code was measured: the commit, and whether the working tree had uncommitted changes; the
+// folder when it is not a git checkout (XPM_BENCH_ROOT=<unpacked archive>).
+function checkout (dir) {
+  const git = (args) => spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8' })
+  const head = git(['rev-parse', '--show-toplevel', '--short', 'HEAD'])
+  const [top, commit] = head.status === 0 ? head.stdout.trim().split('\n') : []
+  if (!commit || path.resolve(top) !== path.resolve(dir)) return dir
+  const dirty = git(['status', '--porcelain', '--untracked-files=no']).stdout.trim() !== ''
+  return dirty ? `${commit} with uncommitted changes` : commit
 }
 
 function machine (tools, loader) {
@@ -44,11 +63,25 @@ function machine (tools, loader) {
     ramGB: Math.round(os.totalmem() / 1024 ** 3 * 10) / 10,
     os: `${os.type()} ${os.release()}`,
     node: process.version,
-    xpm: require(path.join(ROOT, 'package.json')).version,
+    xpm: `${require(path.join(XPM_ROOT, 'package.json')).version} (${checkout(XPM_ROOT)})`,
     pm2: tools.pm2,
     loader: loader === 'wrk' ? `wrk ${tools.wrk}` : `autocannon ${tools.autocannon}`,
     date: new Date().toISOString()
   }
+}
+
+// The results to write: this run's measures, plus those of the previous latest.json that this
+// run did not rerun (each keeps the date and machine it was measured on), in the order of
+// MEASURES.
+function carryOver (results, file) {
+  let previous = null
+  try { previous = JSON.parse(fs.readFileSync(file, 'utf8')) } catch {}
+  const ran = new Set(results.measures.map((m) => m.name))
+  const kept = (previous?.measures || []).filter((m) => !ran.has(m.name) && MEASURES.includes(m.name))
+    .map((m) => ({ ...m, date: m.date || previous.machine?.date, machine: m.machine || previous.machine, carried: true }))
+  if (!kept.length) return results
+  const measures = [...results.measures, ...kept].sort((a, b) => MEASURES.indexOf(a.name) - MEASURES.indexOf(b.name))
+  return { ...results, measures }
 }
 
 async function main () {
@@ -83,6 +116,7 @@ async function main () {
     tools,
     log,
     rounds: (normal, quick) => opts.rounds || (opts.quick ? quick : normal),
+    scaleApps: opts.scaleApps,
     contenders: (names) => names.map((n) => {
       const c = make[n]()
       live.add(c)
@@ -96,7 +130,7 @@ async function main () {
     const mod = require(`./measures/${name}`)
     const t0 = performance.now()
     log(`[bench] ${name}: ${mod.title}`)
-    const entry = { name, title: mod.title, description: mod.description }
+    const entry = { name, title: mod.title, description: mod.description, columns: mod.columns, date: new Date().toISOString(), unsetEnv: UNSET_ENV }
     try {
       entry.rows = await mod.run(ctx)
     } catch (err) {
@@ -112,17 +146,18 @@ async function main () {
 
   const results = {
     machine: machine(tools, loader),
-    options: { quick: opts.quick, only: opts.only, rounds: opts.rounds, xpmNoMetrics: process.env.XPM_BENCH_NO_METRICS === '1' },
+    options: { quick: opts.quick, only: opts.only, rounds: opts.rounds, scaleApps: opts.scaleApps, xpmNoMetrics: process.env.XPM_BENCH_NO_METRICS === '1', unsetEnv: UNSET_ENV },
     seconds: (performance.now() - started) / 1000,
     measures
   }
-  const markdown = render(results)
+  const latest = path.join(__dirname, 'results', 'latest.json')
   if (opts.write) {
-    fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true })
-    fs.writeFileSync(path.join(__dirname, 'results', 'latest.json'), JSON.stringify(results, null, 2) + '\n')
-    fs.writeFileSync(path.join(ROOT, 'docs', 'benchmarks.md'), markdown)
+    const written = carryOver(results, latest)
+    fs.mkdirSync(path.dirname(latest), { recursive: true })
+    fs.writeFileSync(latest, JSON.stringify(written, null, 2) + '\n')
+    fs.writeFileSync(path.join(ROOT, 'docs', 'benchmarks.md'), render(written))
   }
-  process.stdout.write(markdown)
+  process.stdout.write(render(results))
 }
 
 main().catch((err) => {

@@ -3,7 +3,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { Contender } = require('./contender')
-const { run, runOk, isAlive, waitFor } = require('./util')
+const { benchEnv, run, runOk, isAlive, waitFor } = require('./util')
 
 // PM2 from the temp tools folder, with a private PM2_HOME; never the user's ~/.pm2.
 class Pm2 extends Contender {
@@ -11,7 +11,7 @@ class Pm2 extends Contender {
     super('pm2')
     this.bin = path.join(toolsDir, 'node_modules', 'pm2', 'bin', 'pm2')
     this.pkg = path.join(toolsDir, 'node_modules', 'pm2', 'package.json')
-    this.env = { ...process.env, PM2_HOME: this.home, FORCE_COLOR: '0', PM2_DISCRETE_MODE: 'true' }
+    this.env = benchEnv({ PM2_HOME: this.home, FORCE_COLOR: '0', PM2_DISCRETE_MODE: 'true' })
   }
 
   cli (args, opts = {}) {

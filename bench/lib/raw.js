@@ -4,7 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { Contender, NotApplicable } = require('./contender')
-const { children, isAlive, kill, waitFor } = require('./util')
+const { benchEnv, children, isAlive, kill, waitFor } = require('./util')
 
 const PRIMARY = path.join(__dirname, '..', 'apps', 'raw-cluster.js')
 
@@ -21,7 +21,7 @@ class Raw extends Contender {
   async start (app) {
     const out = fs.openSync(path.join(this.logsDir(), `${app.name}-out.log`), 'a')
     const args = app.instances ? [PRIMARY, app.script, String(app.instances)] : [app.script]
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...app.env }, stdio: ['ignore', out, 'ignore'] })
+    const child = spawn(process.execPath, args, { env: benchEnv(app.env), stdio: ['ignore', out, 'ignore'] })
     fs.closeSync(out)
     this.track(child.pid)
     this.apps.set(app.name, child)

@@ -37,7 +37,8 @@ function find (measures, id) {
 const med = (row, name) => summarize(row?.series[name])?.median
 const max = (row, name) => summarize(row?.series[name])?.max
 
-// The targets of issue 9, each checked against the medians (zero-failure targets: the worst run).
+// The targets of issues 9 and 13, each checked against the medians (zero-failure targets: the
+// worst run).
 const TARGETS = [
   {
     text: '`xpm list` in at most a third of PM2\'s time',
@@ -96,6 +97,25 @@ const TARGETS = [
       const r = ratio(summarize(row?.series.xpm), summarize(row?.series.pm2))
       return r === null ? null : { met: r <= 0.5, detail: `xpm/PM2 = ${r.toFixed(2)}` }
     }
+  },
+  {
+    text: '100 apps online within 1.25 × the floor and no slower than PM2, CLI exits 0 (every run)',
+    check: (m) => {
+      const row = find(m, 'scale.apps100.online')
+      if (!row) return null
+      if (!row.series.xpm) return { met: false, detail: `xpm: ${row.errors?.xpm ? oneLine(row.errors.xpm) : 'no figure'}` }
+      const floor = ratio(summarize(row.series.xpm), summarize(row.series.raw))
+      const pm2 = ratio(summarize(row.series.xpm), summarize(row.series.pm2))
+      if (floor === null || pm2 === null) return null
+      const codes = find(m, 'scale.apps100.code')?.series.xpm || []
+      const runs = Math.max(row.series.raw?.length || 0, row.series.pm2?.length || 0)
+      const exits0 = codes.length >= runs && codes.every((c) => c === 0)
+      const secs = (x) => `${num(x / 1000)} s`
+      return {
+        met: floor <= 1.25 && pm2 <= 1 && exits0,
+        detail: `xpm ${secs(med(row, 'xpm'))}, PM2 ${secs(med(row, 'pm2'))}, floor ${secs(med(row, 'raw'))}: xpm/floor ${floor.toFixed(2)}, xpm/PM2 ${pm2.toFixed(2)}; xpm CLI exit codes ${codes.join(', ') || 'none'} (${codes.length}/${runs} runs)`
+      }
+    }
   }
 ]
 
@@ -118,7 +138,28 @@ function floorNotes (measures) {
   if (med(idle, 'raw') && med(idle, 'pm2')) {
     notes.push(`A bare \`node:cluster\` primary holds ${num(med(idle, 'raw'))} MB RSS; half of PM2's idle daemon is ${num(med(idle, 'pm2') / 2)} MB.`)
   }
+  for (const row of scaleFloors(measures)) {
+    const floor = med(row, 'raw')
+    notes.push(`${row.label.split(':')[0]}: the same number of plain \`node\` processes spawned at once take ${num(floor)} ms to be up; 1.25 × that is ${num(floor * 1.25)} ms.`)
+  }
   return notes
+}
+
+function scaleFloors (measures) {
+  const scale = measures.find((m) => m.name === 'scale')
+  return (scale?.rows || []).filter((r) => /^scale\.apps\d+\.online$/.test(r.id) && med(r, 'raw'))
+}
+
+// Where a section carried over from an earlier run differs from this run's set-up.
+function carriedNote (m, now) {
+  const then = m.machine || {}
+  const diffs = []
+  if (then.cpu && (then.cpu !== now.cpu || then.cores !== now.cores)) diffs.push(`on ${then.cpu} × ${then.cores}`)
+  for (const [key, label] of [['node', 'Node'], ['xpm', 'xpm'], ['pm2', 'PM2'], ['loader', 'load generator']]) {
+    if (then[key] && then[key] !== now[key]) diffs.push(`${label} ${then[key]}`)
+  }
+  if (!m.unsetEnv) diffs.push('with `NODE_EXTRA_CA_CERTS` left as the environment had it')
+  return `Not rerun in the latest run: measured ${m.date || 'earlier'}${diffs.length ? `, ${diffs.join(', ')}` : ''}`
 }
 
 function render (results) {
@@ -131,6 +172,15 @@ function render (results) {
   out.push('(xpm, PM2, raw, xpm, PM2, raw, …). Each cell is the median with min–max over the series; ratios')
   out.push('compare medians. PM2 and autocannon are installed on demand into a temp folder, never into the repo.')
   out.push(`Raw figures: \`bench/results/latest.json\`. ${options.quick ? '**This is a `--quick` run (fewer, shorter runs).**' : ''}`)
+  out.push('')
+  out.push('Every process the benchmarks start (the contenders\' CLIs, daemons and apps, the floors, the load')
+  out.push(`generators) runs with ${(options.unsetEnv || ['NODE_EXTRA_CA_CERTS']).map((v) => `\`${v}\``).join(', ')} unset: with it set, each \`node\` start`)
+  out.push('reads and parses the CA bundle it names, which adds tens of ms to every process start on this machine.')
+  const carried = measures.filter((m) => m.carried).map((m) => m.title)
+  if (carried.length) {
+    out.push('')
+    out.push(`This run measured ${measures.filter((m) => !m.carried).map((m) => m.title).join(', ') || 'nothing'}; the other sections (${carried.join(', ')}) are carried over from earlier runs, each with the date and set-up it was measured with.`)
+  }
   out.push('')
   out.push('## Machine')
   out.push('')
@@ -146,7 +196,7 @@ function render (results) {
   out.push(`| date | ${machine.date} |`)
   out.push(`| duration | ${Math.round(results.seconds)} s |`)
   out.push('')
-  out.push('## Targets (issue 9)')
+  out.push('## Targets (issues 9 and 13)')
   out.push('')
   out.push('| target | result | figures |')
   out.push('|---|---|---|')
@@ -165,11 +215,13 @@ function render (results) {
     out.push(`## ${m.title}`)
     out.push('')
     if (m.description) out.push(m.description, '')
+    if (m.carried) out.push(`_${carriedNote(m, machine)}._`, '')
     if (m.error) {
       out.push(`failed: ${oneLine(m.error)}`)
       continue
     }
-    out.push('| measure | unit | xpm | PM2 | raw cluster | xpm/PM2 | xpm/raw |')
+    const rawName = m.columns?.raw || 'raw cluster'
+    out.push(`| measure | unit | xpm | PM2 | ${rawName} | xpm/PM2 | ${m.columns?.ratio || 'xpm/raw'} |`)
     out.push('|---|---|---|---|---|---|---|')
     for (const row of m.rows) {
       out.push(`| ${row.label} | ${row.unit} | ${cell(row, 'xpm')} | ${cell(row, 'pm2')} | ${cell(row, 'raw')} | ${ratioCell(row, 'xpm', 'pm2')} | ${ratioCell(row, 'xpm', 'raw')} |`)

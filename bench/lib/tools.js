@@ -17,7 +17,9 @@ async function ensureTools ({ dir = DEFAULT_DIR, fresh = false, log = () => {} }
   if (missing.length) {
     log(`installing ${missing.join(', ')} into ${dir}`)
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
-    await runOk(npm, ['install', '--prefix', dir, ...missing.map((p) => `${p}@latest`), '--no-audit', '--no-fund', '--no-save'], { timeout: 300000 })
+    // npm keeps the caller's whole environment: a registry behind a TLS-intercepting proxy needs
+    // the NODE_EXTRA_CA_CERTS that the benchmarked processes run without.
+    await runOk(npm, ['install', '--prefix', dir, ...missing.map((p) => `${p}@latest`), '--no-audit', '--no-fund', '--no-save'], { env: process.env, timeout: 300000 })
   }
   const version = (p) => JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', p, 'package.json'), 'utf8')).version
   const wrk = (await run('wrk', ['--version'], { timeout: 5000 })).stdout.match(/wrk (\S+)/)?.[1] || null

@@ -12,8 +12,21 @@ const waitFor = (fn, opts) => waitUntil(fn, { timeout: 15000, ...opts })
 
 const CLK_TCK = 100
 
+// Every process a benchmark starts (contenders' CLIs and daemons, their apps, floors, load
+// generators) runs without NODE_EXTRA_CA_CERTS: with it set, each Node process reads and parses
+// the CA bundle at start-up, which adds tens of ms to every `node` spawn and would swamp the
+// start-up and CLI figures with a cost that has nothing to do with the tools compared.
+const UNSET_ENV = ['NODE_EXTRA_CA_CERTS']
+
+// process.env without UNSET_ENV, plus `extra`.
+function benchEnv (extra = {}) {
+  const env = { ...process.env, ...extra }
+  for (const name of UNSET_ENV) delete env[name]
+  return env
+}
+
 // Runs a program to completion; resolves { code, stdout, stderr, ms } and never rejects.
-function run (file, args, { env = process.env, cwd, timeout = 60000 } = {}) {
+function run (file, args, { env = benchEnv(), cwd, timeout = 60000 } = {}) {
   return new Promise((resolve) => {
     const t0 = process.hrtime.bigint()
     const child = execFile(file, args, { env, cwd, timeout, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
@@ -85,4 +98,4 @@ function descendants (pid) {
   return out
 }
 
-module.exports = { run, runOk, waitFor, freePort, httpGet, isAlive, kill, rss, cpuSeconds, children, descendants, delay }
+module.exports = { benchEnv, UNSET_ENV, run, runOk, waitFor, freePort, httpGet, isAlive, kill, rss, cpuSeconds, children, descendants, delay }

@@ -3,16 +3,18 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { Contender } = require('./contender')
-const { run, runOk, isAlive, waitFor } = require('./util')
+const { benchEnv, run, runOk, isAlive, waitFor } = require('./util')
 
-const ROOT = path.join(__dirname, '..', '..')
+// XPM_BENCH_ROOT=<checkout> benchmarks another copy of xpm (e.g. `git archive HEAD` unpacked next
+// to this working tree, with a node_modules); the default is this repository.
+const ROOT = process.env.XPM_BENCH_ROOT ? path.resolve(process.env.XPM_BENCH_ROOT) : path.join(__dirname, '..', '..')
 const BIN = path.join(ROOT, 'bin', 'xpm')
 
 // xpm driven through its real CLI (bin/xpm), with a private XPM_HOME.
 class Xpm extends Contender {
   constructor () {
     super('xpm')
-    this.env = { ...process.env, XPM_HOME: this.home, FORCE_COLOR: '0' }
+    this.env = benchEnv({ XPM_HOME: this.home, FORCE_COLOR: '0' })
     this.extraStartArgs = process.env.XPM_BENCH_NO_METRICS === '1' ? ['--no-metrics'] : []
   }
 

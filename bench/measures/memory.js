@@ -3,7 +3,7 @@
 const { spawn } = require('node:child_process')
 const { alternate, rows } = require('../lib/series')
 const { HELLO, startFleet, waitHttp } = require('../lib/apps')
-const { freePort, httpGet, rss, delay, kill, isAlive, waitFor } = require('../lib/util')
+const { benchEnv, freePort, httpGet, rss, delay, kill, isAlive, waitFor } = require('../lib/util')
 const { Raw } = require('../lib/raw')
 
 const MB = 1024 * 1024
@@ -11,7 +11,7 @@ const MB = 1024 * 1024
 // RSS of a plain `node hello.js` after a few requests: the floor for a worker's memory.
 async function plainNodeRss (settleMs) {
   const port = await freePort()
-  const child = spawn(process.execPath, [HELLO], { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' })
+  const child = spawn(process.execPath, [HELLO], { env: benchEnv({ PORT: String(port) }), stdio: 'ignore' })
   try {
     await waitHttp(port)
     for (let i = 0; i < 20; i++) await httpGet(port)

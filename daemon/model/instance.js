@@ -145,7 +145,7 @@ class Instance extends EventEmitter {
       now: performance.now()
     }))
     const crash = handle.notReady ? 'not ready in time' : exit.signal ? `crash (signal ${exit.signal})` : `crash (exit code ${exit.code})`
-    this.lastExit.reason = decision.action === 'stopped' ? decision.reason : crash
+    this.lastExit.reason = decision.action === 'stopped' && !handle.notReady ? decision.reason : crash
     if (decision.action === 'stopped') {
       this.setStatus(STATUS.STOPPED, { exit, reason: decision.reason })
       return

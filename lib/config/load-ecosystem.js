@@ -70,11 +70,13 @@ function packageType (file) {
   }
 }
 
+let freshImports = 0 // with Date.now() alone, two imports in one millisecond share a URL
+
 async function importFresh (file) {
   let mod
   try {
     // the query string defeats the ESM cache, so a changed file is read again in one process
-    mod = await import(`${pathToFileURL(file).href}?t=${Date.now()}`)
+    mod = await import(`${pathToFileURL(file).href}?t=${Date.now()}-${++freshImports}`)
   } catch (err) {
     throw loadError(file, `failed to load: ${err.message}`, err)
   }

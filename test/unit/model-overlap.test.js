@@ -146,5 +146,5 @@ test('a process not ready in time is not left online: stopped, and its exit coun
   assert.match(result.failures[0].message, /not ready after 50 ms/)
   await new Promise((resolve) => { if (fake.live().length === 0) resolve(); else fake.launched[0].once('exit', () => setImmediate(resolve)) })
   assert.deepEqual(statuses(sup), ['api[0]:stopped'])
-  assert.equal(sup.list()[0].lastExit.reason, 'autorestart is off')
+  assert.equal(sup.list()[0].lastExit.reason, 'not ready in time')
 })

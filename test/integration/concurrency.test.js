@@ -1,0 +1,222 @@
+'use strict'
+
+// Issue 13: a seeded random schedule of overlapping commands on three real apps (a cluster app
+// with a port, two fork apps, one of them slow to exit), checked at every quiet point against the
+// invariants of the app model:
+//   - every live child of the daemon is a listed pid; every online row's pid is alive;
+//   - a deleted app has no row and no live process;
+//   - an app whose last lifecycle command (in send order) was stop has every instance stopped
+//     and no live process; one whose last lifecycle command was a start or restart that
+//     succeeded has every instance online;
+//   - a command fails only as the rules allow: XPM_ERR_CANCELLED when a later stop or delete of
+//     the same app was sent with it, XPM_ERR_APP_NOT_FOUND when the app did not exist at that
+//     point of the schedule, XPM_ERR_BAD_ARGUMENT for a scale below 1.
+// Commands of one batch are sent at once on one connection, so the daemon reads them in that
+// order; the next batch is sent once every reply arrived and every process settled. Each run
+// ends with one kill, after which no process of the daemon may be alive.
+//
+// Every run prints its seed. Reproduce one with
+//   XPM_TEST_SEED=<seed> node --test test/integration/concurrency.test.js
+// XPM_TEST_SEED_RUNS sets how many random seeds a run draws (default 3); XPM_TEST_VERBOSE=1
+// prints the transcript of every run, passed or not.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const crypto = require('node:crypto')
+const { createHome, waitFor, freePort, fixture } = require('../helpers/xpm')
+const { describeProc, running, homePids, appPids, recordChildren } = require('../helpers/procs')
+const { specFor, daemonClient, quietList, rows, trackingProblems, outcomeOf } = require('../helpers/overlap')
+
+// Seeds that once failed stay here as fixed regression cases, each with a note of what broke.
+const REGRESSION_SEEDS = []
+
+const RANDOM_RUNS = Number(process.env.XPM_TEST_SEED_RUNS || 3)
+const SEEDS = process.env.XPM_TEST_SEED
+  ? process.env.XPM_TEST_SEED.split(',').map((s) => Number(s.trim()))
+  : [...REGRESSION_SEEDS, ...Array.from({ length: RANDOM_RUNS }, () => crypto.randomInt(2 ** 31))]
+
+const APPS = ['web', 'job', 'lag']
+const SCALES = { web: ['1', '2', '3', '+1', '-1'], job: ['1', '2', '+1', '-1'], lag: ['1', '2', '-1'] }
+
+// fast-check is not installed; mulberry32 is enough for a reproducible schedule.
+function mulberry32 (seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6D2B79F5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+// The whole schedule follows from the seed alone: batches of commands { op, app, change? }.
+function schedule (seed) {
+  const rand = mulberry32(seed)
+  const pick = (list) => list[Math.floor(rand() * list.length)]
+  const weighted = (pairs) => {
+    let r = rand() * pairs.reduce((sum, [, w]) => sum + w, 0)
+    for (const [value, w] of pairs) if ((r -= w) < 0) return value
+    return pairs[pairs.length - 1][0]
+  }
+  const command = () => {
+    const op = weighted([['start', 4], ['startTarget', 1], ['stop', 2.5], ['restart', 2], ['reload', 2], ['delete', 0.75], ['scale', 1.5]])
+    const app = pick(APPS)
+    return op === 'scale' ? { op, app, change: pick(SCALES[app]) } : { op, app }
+  }
+  const total = 25 + Math.floor(rand() * 12) // 25..36 commands, the first start and the kill included
+  const batches = [APPS.map((app) => ({ op: 'start', app }))]
+  let count = APPS.length + 1
+  while (count < total) {
+    const size = Math.min(1 + Math.floor(rand() * 4), total - count)
+    batches.push(Array.from({ length: size }, command))
+    count += size
+  }
+  // kill once, at the end: alone, or sent right behind a few other commands
+  const last = rand() < 0.5 ? batches.pop() : []
+  batches.push([...last, { op: 'kill' }])
+  return batches
+}
+
+function label (cmd) {
+  return cmd.op === 'kill' ? 'kill' : `${cmd.op} ${cmd.app}${cmd.change ? ` ${cmd.change}` : ''}`
+}
+
+// What each app should look like, following the commands in send order.
+//   exists: 'yes' | 'no' | 'maybe' (a start of an absent app that was cancelled: the app may or
+//           may not have been created; the next quiet point's list decides)
+//   last:   the last lifecycle command: 'start' | 'stop' | 'restart' | null; lastOk: it succeeded
+function newModel () {
+  return Object.fromEntries(APPS.map((app) => [app, { exists: 'no', last: null, lastOk: false }]))
+}
+
+function request (cmd, specs) {
+  switch (cmd.op) {
+    case 'start': return ['start', { specs: [specs[cmd.app]], force: false }]
+    case 'startTarget': return ['startTarget', { target: cmd.app }]
+    case 'scale': return ['scale', { name: cmd.app, change: cmd.change }]
+    case 'kill': return ['kill', {}]
+    default: return [cmd.op, { target: cmd.app }]
+  }
+}
+
+// Checks the replies of one batch against the rules and moves the model on; returns problems.
+function judgeBatch (batch, outcomes, model, { killBatch }) {
+  const problems = []
+  batch.forEach((cmd, n) => {
+    const out = outcomes[n]
+    if (cmd.op === 'kill') {
+      if (!out.ok) problems.push(`kill failed: ${out.code} ${out.message}`)
+      return
+    }
+    const st = model[cmd.app]
+    const why = `${label(cmd)} → ${out.code}: ${out.message}`
+    if (!out.ok) {
+      const laterCancel = batch.slice(n + 1).some((c) => c.app === cmd.app && (c.op === 'stop' || c.op === 'delete'))
+      if (killBatch && ['XPM_ERR_CANCELLED', 'XPM_ERR_DAEMON_UNREACHABLE', 'XPM_ERR_SHUTTING_DOWN'].includes(out.code)) {
+        // cut short by the kill that follows it
+      } else if (out.code === 'XPM_ERR_CANCELLED') {
+        if (!laterCancel) problems.push(`${why} (cancelled, but no stop or delete of ${cmd.app} was sent after it)`)
+        else if (!/cancelled by (stop|delete)/.test(out.message)) problems.push(`${why} (the message should name what cancelled it)`)
+        else if (['stop', 'delete'].includes(cmd.op)) problems.push(`${why} (stop and delete are never cancelled)`)
+      } else if (out.code === 'XPM_ERR_APP_NOT_FOUND') {
+        if (st.exists === 'yes') problems.push(`${why} (${cmd.app} exists at that point of the schedule)`)
+      } else if (out.code === 'XPM_ERR_BAD_ARGUMENT') {
+        if (cmd.op !== 'scale') problems.push(why)
+      } else {
+        problems.push(why)
+      }
+    }
+    switch (cmd.op) {
+      case 'start':
+        if (out.ok) Object.assign(st, { exists: 'yes', last: 'start', lastOk: true })
+        else Object.assign(st, { exists: st.exists === 'yes' ? 'yes' : 'maybe', last: 'start', lastOk: false })
+        break
+      case 'startTarget':
+      case 'restart':
+        if (st.exists !== 'no') Object.assign(st, { last: cmd.op === 'restart' ? 'restart' : 'start', lastOk: out.ok })
+        break
+      case 'stop':
+        if (st.exists !== 'no') Object.assign(st, { last: 'stop', lastOk: out.ok })
+        break
+      case 'delete':
+        Object.assign(st, { exists: 'no', last: null, lastOk: false })
+        break
+    }
+  })
+  return problems
+}
+
+// The invariants of a quiet point; resolves 'maybe' apps from the list.
+function judgeQuietPoint (h, daemonPid, list, model) {
+  const problems = trackingProblems(daemonPid, list)
+  for (const app of APPS) {
+    const st = model[app]
+    const mine = list.filter((p) => p.name === app)
+    const live = appPids(h.home, app)
+    if (st.exists === 'maybe') st.exists = mine.length ? 'yes' : 'no'
+    if (st.exists === 'no') {
+      if (mine.length) problems.push(`${app} was deleted but is listed: ${rows(mine)}`)
+      if (live.length) problems.push(`${app} was deleted but has live processes: ${live.map(describeProc).join('; ')}`)
+    } else if (st.last === 'stop') {
+      if (mine.some((p) => p.status !== 'stopped')) problems.push(`${app} was last stopped but lists ${rows(mine)}`)
+      if (live.length) problems.push(`${app} was last stopped but has live processes: ${live.map(describeProc).join('; ')}`)
+    } else if ((st.last === 'start' || st.last === 'restart') && st.lastOk) {
+      if (!mine.length) problems.push(`${app} was last started but has no row`)
+      if (mine.some((p) => p.status !== 'online')) problems.push(`${app} was last ${st.last}ed without error but lists ${rows(mine)}`)
+    }
+  }
+  return problems
+}
+
+for (const seed of SEEDS) {
+  test(`random overlapping schedule, seed ${seed}`, { timeout: 150000 }, async (t) => {
+    const batches = schedule(seed)
+    const reproduce = `XPM_TEST_SEED=${seed} node --test test/integration/concurrency.test.js`
+    t.diagnostic(`seed ${seed} (${batches.flat().length} commands in ${batches.length} batches); reproduce: ${reproduce}`)
+    console.log(`[concurrency] seed ${seed}`)
+
+    const h = createHome(t)
+    const port = await freePort()
+    const specs = {
+      web: await specFor(h, fixture('idle-http.js'), { name: 'web', instances: '2', minUptime: '300ms' }, { PORT: String(port) }),
+      job: await specFor(h, fixture('idle.js'), { name: 'job', minUptime: '300ms' }),
+      lag: await specFor(h, fixture('slow-exit.js'), { name: 'lag', minUptime: '300ms', killTimeout: '5s' }, { EXIT_DELAY_MS: '400' })
+    }
+    assert.equal(specs.web.execMode, 'cluster')
+    assert.equal(specs.job.execMode, 'fork')
+    const c = await daemonClient(t, h)
+    const daemonPid = c.hello.pid
+    const rec = recordChildren(daemonPid)
+    t.after(() => rec.stop())
+    const model = newModel()
+    const transcript = []
+    const fail = (problems, where) => {
+      assert.fail(`seed ${seed}, ${where}:\n  ${problems.join('\n  ')}\n\ntranscript:\n${transcript.join('\n')}\n\nreproduce: ${reproduce}`)
+    }
+
+    for (const [b, batch] of batches.entries()) {
+      const killBatch = batch.some((cmd) => cmd.op === 'kill')
+      // all in the same tick, on one connection: the daemon reads them in this order
+      const pending = batch.map((cmd) => c.request(...request(cmd, specs), { timeout: 90000 }))
+      const outcomes = (await Promise.allSettled(pending)).map(outcomeOf)
+      transcript.push(`batch ${b}: ${batch.map((cmd, n) => `${label(cmd)} → ${outcomes[n].ok ? 'ok' : outcomes[n].code}`).join(', ')}`)
+      const problems = judgeBatch(batch, outcomes, model, { killBatch })
+      if (problems.length) fail(problems, `replies of batch ${b}`)
+      if (killBatch) break
+
+      const list = await quietList(() => c.request('list'), { timeout: 45000 }).catch((err) => fail([err.message], `quiet point after batch ${b}`))
+      rec.add(list.map((p) => p.pid))
+      transcript.push(`  quiet: ${rows(list)}`)
+      const broken = judgeQuietPoint(h, daemonPid, list, model)
+      if (broken.length) fail(broken, `quiet point after batch ${b}`)
+    }
+
+    await waitFor(() => !running(daemonPid), { timeout: 60000, message: `daemon pid ${daemonPid} to exit after kill` })
+      .catch((err) => fail([err.message], 'after kill'))
+    rec.stop()
+    const leftovers = [...new Set([...homePids(h.home), ...rec.alive()])]
+    if (leftovers.length) fail(leftovers.map((pid) => `alive after kill: ${describeProc(pid)}`), 'after kill')
+    if (process.env.XPM_TEST_VERBOSE) for (const line of transcript) t.diagnostic(line)
+  })
+}
