@@ -12,7 +12,8 @@ const { launcherFor } = require('./launchers')
 // app's or an instance's fields; it only adds and forgets apps.
 //
 // Events: 'status' and 'restart' (from instances), 'change' (anything a snapshot shows),
-// 'command' ({ type: 'stop', instances }, for the policies), 'removed' (an instance is gone).
+// 'command' ({ type: 'stop', instances }, for the policies), 'removed' (an instance is gone),
+// 'forked' ({ instance, handle }: a new OS process, adopted in the tick it was forked).
 class Supervisor extends EventEmitter {
   constructor ({ launcher = launcherFor, logSink = null, metrics = null, logger = null } = {}) {
     super()
@@ -133,6 +134,7 @@ class Supervisor extends EventEmitter {
       stderr: handle.stderr
     })
     handle.on('message', (msg) => { if (instance.handle === handle) this.metrics?.onAgentMessage(instance.id, msg) })
+    this.emit('forked', { instance, handle })
     this.emit('change')
   }
 

@@ -5,7 +5,8 @@ const { serializeState } = require('../../lib/state/state-format')
 const { appsSnapshot, processesSnapshot, StartTimes } = require('./snapshot')
 
 // Keeps XPM_HOME/state.json equal to the daemon's desired state: every supervisor 'change' is
-// saved after a short debounce, writes never overlap, and a burst of changes costs one write.
+// saved after a short debounce and every 'forked' process at once; writes never overlap, and a
+// burst of changes costs one write.
 // At shutdown the state is frozen first (stopping every app is not a change of mind) and marked
 // clean, so the next daemon knows there is nothing to recover.
 class StateKeeper {
@@ -26,10 +27,14 @@ class StateKeeper {
     this.clean = false
     this.failing = false
     this.onChange = () => this.schedule()
+    // A new OS process is written down at once (no debounce; writes still coalesce), so a
+    // daemon killed right after a fork leaves a state file the next daemon can reap it by.
+    this.onForked = () => { if (!this.frozenApps) this.save() }
   }
 
   start () {
     this.supervisor.on('change', this.onChange)
+    this.supervisor.on('forked', this.onForked)
     return this.save()
   }
 
@@ -73,6 +78,7 @@ class StateKeeper {
     clearTimeout(this.timer)
     this.timer = null
     this.supervisor.off('change', this.onChange)
+    this.supervisor.off('forked', this.onForked)
     this.frozenApps = appsSnapshot(this.supervisor, this.pending)
     this.clean = true
     return this.save()
