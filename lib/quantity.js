@@ -9,7 +9,8 @@
 //   formatDuration: under a second in milliseconds with 3 significant digits (1.23 ms, 45.7 ms,
 //                   201 ms: event-loop delay, latencies); from a second up in the largest whole
 //                   unit, rounded down (45s, 3m, 2h, 4d: uptimes). Zero is plain 0.
-// Both show a missing, non-finite or negative value as '-'.
+//   formatUptime:   formatDuration in whole units: under a second reads 0s.
+// All show a missing, non-finite or negative value as '-'.
 
 const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB']
 const DURATION_UNITS = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]]
@@ -47,4 +48,9 @@ function formatDuration (ms) {
   return '1s' // 999.5 ms up to a second
 }
 
-module.exports = { formatBytes, formatDuration }
+// An uptime: whole units only, so a process online for 7 ms reads 0s, not '7.00 ms'.
+function formatUptime (ms) {
+  return isQuantity(ms) && ms > 0 && ms < 1000 ? '0s' : formatDuration(ms)
+}
+
+module.exports = { formatBytes, formatDuration, formatUptime }

@@ -1,6 +1,6 @@
 'use strict'
 
-const { formatBytes, formatDuration } = require('../quantity')
+const { formatBytes, formatUptime } = require('../quantity')
 const { formatPercent, truncate } = require('./format')
 
 const HEAD = ['id', 'name', 'mode', 'pid', 'uptime', '↺', 'status', 'cpu', 'mem']
@@ -10,7 +10,7 @@ const HEAD = ['id', 'name', 'mode', 'pid', 'uptime', '↺', 'status', 'cpu', 'me
 function renderList (processes, { columns = process.stdout.columns || 80 } = {}) {
   if (processes.length === 0) return 'No processes. Start one with `xpm start app.js`.\n'
   const rows = processes.map((p) => [
-    String(p.id), p.name, p.mode, p.pid ? String(p.pid) : '-', formatDuration(p.uptime),
+    String(p.id), p.name, p.mode, p.pid ? String(p.pid) : '-', formatUptime(p.uptime),
     String(p.restarts), p.status, formatPercent(p.cpu), formatBytes(p.memory)
   ])
   const widths = HEAD.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))

@@ -1,6 +1,6 @@
 'use strict'
 
-const { formatBytes, formatDuration } = require('../quantity')
+const { formatBytes, formatDuration, formatUptime } = require('../quantity')
 const { formatPercent } = require('./format')
 
 // `xpm show`: one block per process, label/value lines.
@@ -23,7 +23,7 @@ function renderOne (p) {
     ['cwd', s.cwd],
     ['exec mode', `${s.execMode}${s.execMode === 'cluster' ? ` (${s.instances} instances)` : ''}`],
     ['interpreter', s.interpreter === 'node' ? `node ${process.version}${(s.nodeArgs || []).length ? ' ' + s.nodeArgs.join(' ') : ''}` : s.interpreter],
-    ['uptime', formatDuration(p.uptime)],
+    ['uptime', formatUptime(p.uptime)],
     ['created at', new Date(p.createdAt).toISOString()],
     ['restarts', String(p.restarts) + (p.lastRestartReason ? ` (last: ${p.lastRestartReason})` : '')],
     ['last exit', exit],

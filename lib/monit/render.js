@@ -4,7 +4,7 @@
 // given width and height. Pure (no blessed), so the layout logic is tested on plain strings.
 
 const f = require('./format')
-const { formatBytes, formatDuration } = require('../quantity')
+const { formatBytes, formatDuration, formatUptime } = require('../quantity')
 
 const EMPTY = 'no processes — start one with `xpm start app.js`'
 const STATUS_COLORS = { online: 'green', errored: 'red', stopping: 'yellow', launching: 'cyan', 'waiting restart': 'yellow' }
@@ -71,7 +71,7 @@ function detailLines (model, width, height) {
   const m = p.metrics
   const figures = [
     `{bold}${escape(p.name)}{/bold} #${p.id}  instance ${p.instance ?? '-'}  ${color(escape(p.status), STATUS_COLORS[p.status])}  pid ${p.pid ?? '-'}`,
-    `uptime ${formatDuration(p.uptime)}   restarts ${p.restarts ?? 0}   mem ${formatBytes(p.memory)}`,
+    `uptime ${formatUptime(p.uptime)}   restarts ${p.restarts ?? 0}   mem ${formatBytes(p.memory)}`,
     m
       ? `event loop p95 ${formatDuration(m.elP95)}  p99 ${formatDuration(m.elP99)}  util ${f.formatRatio(m.elu)}`
       : 'event loop -  (no agent metrics)',

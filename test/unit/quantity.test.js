@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { formatBytes, formatDuration } = require('../../lib/quantity')
+const { formatBytes, formatDuration, formatUptime } = require('../../lib/quantity')
 
 test('formatBytes: binary multiples, one decimal below 100 of a unit, none from 100 up', () => {
   assert.equal(formatBytes(0), '0 B')
@@ -32,6 +32,14 @@ test('formatDuration: milliseconds under a second, then the largest whole unit',
   assert.equal(formatDuration(3 * 60_000 + 59_000), '3m')
   assert.equal(formatDuration(2 * 3_600_000 + 5 * 60_000), '2h')
   assert.equal(formatDuration(4 * 86_400_000 + 3_600_000), '4d')
+})
+
+test('formatUptime: whole units only, a process just online reads 0s', () => {
+  assert.equal(formatUptime(7), '0s')
+  assert.equal(formatUptime(999), '0s')
+  assert.equal(formatUptime(45_000), '45s')
+  assert.equal(formatUptime(0), '0')
+  assert.equal(formatUptime(undefined), '-')
 })
 
 test('a missing, non-finite or negative quantity is a dash', () => {

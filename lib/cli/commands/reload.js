@@ -46,6 +46,7 @@ function describeStep (s) {
     case 'fork': return `[xpm] ${who}: new worker pid ${s.newPid} starting (old pid ${s.oldPid} keeps serving)`
     case 'ready': return `[xpm] ${who}: new pid ${s.newPid} ready`
     case 'stopped': return `[xpm] ${who}: old pid ${s.oldPid} stopped`
+    case 'skip': return `[xpm] ${who}: ${s.reason}`
     case 'restart': return `[xpm] ${who}: ${s.reason}`
     case 'restarted': return `[xpm] ${who}: restarted, pid ${s.pid}`
     case 'failed': return `[xpm] ${who}: FAILED – ${s.reason}`
