@@ -162,7 +162,7 @@ class App {
     const whole = this.instances.every((i) => instances.includes(i))
     if (whole) this.deleting = true
     this.hub.emit('command', { type: 'stop', instances })
-    return this.run('delete', async () => {
+    const deleting = this.run('delete', async () => {
       await Promise.all(instances.map((i) => i.stop()))
       this.removeInstances(instances.filter((i) => this.instances.includes(i)))
       if (!this.instances.length) {
@@ -171,6 +171,8 @@ class App {
       }
       return { ids: instances.map((i) => i.id), deleted: this.deleted }
     })
+    deleting.finally(() => { if (!this.deleted) this.deleting = false }).catch(() => {})
+    return deleting
   }
 
   ids () {

@@ -19,20 +19,27 @@ function startAgent () {
   // No IPC channel (started by hand, or a worker thread inheriting execArgv): nobody to report to.
   if (typeof process.send !== 'function' || process.env.XPM_AGENT === '0') return null
   const ipc = require('./ipc')
+  // The reload's drain message arrives as an internal message: invisible to the app's own
+  // process.on('message'), and the listener adds no liveness. Only cluster workers ever get one;
+  // installing it everywhere spares loading node:cluster in fork-mode apps just to ask.
+  process.on('internalMessage', require('./drain').installDrain())
+  const agent = { metrics: null }
   // After the app's entry has run its first turn (a CommonJS entry has been evaluated; a throw
   // or a failed listen() has already ended the process): the daemon counts the app as started.
-  setImmediate(() => ipc.send({ 'xpm:agent': 'booted' }))
-  const intervalMs = intervalFrom(process.env)
-  // The reload's drain message arrives as an internal message: invisible to the app's own
-  // process.on('message'), and the listener adds no liveness.
-  if (require('node:cluster').isWorker) process.on('internalMessage', require('./drain').installDrain())
-  if (process.env.XPM_METRICS === '0') return { metrics: null }
-  const { startMetricsReporter } = require('./metrics-reporter')
-  const { exitAfterDisconnect } = require('./exit-on-disconnect')
-  const onDisconnect = () => exitAfterDisconnect({ graceMs: DISCONNECT_GRACE_MS })
-  return {
-    metrics: startMetricsReporter({ intervalMs, send: ipc.send, connected: ipc.connected, onDisconnect })
-  }
+  // The metrics reporter starts one interval later (its first report comes after two): when
+  // many apps start at once, its cost never competes with their start-up.
+  setImmediate(() => {
+    ipc.send({ 'xpm:agent': 'booted' })
+    if (process.env.XPM_METRICS === '0') return
+    const intervalMs = intervalFrom(process.env)
+    setTimeout(() => {
+      const { startMetricsReporter } = require('./metrics-reporter')
+      const { exitAfterDisconnect } = require('./exit-on-disconnect')
+      const onDisconnect = () => exitAfterDisconnect({ graceMs: DISCONNECT_GRACE_MS })
+      agent.metrics = startMetricsReporter({ intervalMs, send: ipc.send, connected: ipc.connected, onDisconnect })
+    }, intervalMs).unref()
+  })
+  return agent
 }
 
 module.exports = startAgent()
