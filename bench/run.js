@@ -2,7 +2,7 @@
 'use strict'
 
 // npm run bench [-- --quick] [--only cli,memory] [--rounds N] [--loader wrk|autocannon] [--fresh-tools]
-//                 [--scale-apps 10,100,300] [--no-write]
+//                 [--scale-apps 10,100,300] [--idle-procs 1000] [--no-write]
 // Runs every measure in bench/measures against xpm, PM2 and a bare node:cluster primary, writes
 // docs/benchmarks.md and bench/results/latest.json, and prints the tables. With --only, the
 // measures not rerun are carried over from the previous bench/results/latest.json, marked with
@@ -18,11 +18,11 @@ const { Xpm, ROOT: XPM_ROOT } = require('./lib/xpm')
 const { Pm2 } = require('./lib/pm2')
 const { Raw } = require('./lib/raw')
 
-const MEASURES = ['cli', 'memory', 'throughput', 'reload', 'logs', 'monit', 'crash', 'scale']
+const MEASURES = ['cli', 'memory', 'throughput', 'reload', 'logs', 'monit', 'crash', 'scale', 'idle']
 const ROOT = path.join(__dirname, '..')
 
 function parseArgs (argv) {
-  const opts = { quick: false, only: MEASURES, rounds: null, loader: null, freshTools: false, write: true, scaleApps: null }
+  const opts = { quick: false, only: MEASURES, rounds: null, loader: null, freshTools: false, write: true, scaleApps: null, idleProcs: null }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     if (a === '--quick') opts.quick = true
@@ -32,8 +32,9 @@ function parseArgs (argv) {
     else if (a === '--fresh-tools') opts.freshTools = true
     else if (a === '--no-write') opts.write = false
     else if (a === '--scale-apps') opts.scaleApps = String(argv[++i]).split(',').map((s) => Number(s.trim()))
+    else if (a === '--idle-procs') opts.idleProcs = Number(argv[++i])
     else if (a === '-h' || a === '--help') {
-      console.log('usage: node bench/run.js [--quick] [--only ' + MEASURES.join(',') + '] [--rounds N] [--loader wrk|autocannon] [--fresh-tools] [--scale-apps 10,100] [--no-write]')
+      console.log('usage: node bench/run.js [--quick] [--only ' + MEASURES.join(',') + '] [--rounds N] [--loader wrk|autocannon] [--fresh-tools] [--scale-apps 10,100] [--idle-procs 1000] [--no-write]')
       process.exit(0)
     } else throw new Error(`unknown option ${a}`)
   }
@@ -42,6 +43,7 @@ function parseArgs (argv) {
   if (opts.loader && !['wrk', 'autocannon'].includes(opts.loader)) throw new Error(`--loader expects wrk or autocannon, got ${opts.loader}`)
   if (opts.scaleApps && !opts.scaleApps.every((n) => Number.isInteger(n) && n > 0)) throw new Error('--scale-apps expects positive integers, e.g. 10,100,300')
   if (opts.rounds !== null && !(Number.isInteger(opts.rounds) && opts.rounds > 0)) throw new Error('--rounds expects a positive integer')
+  if (opts.idleProcs !== null && !(Number.isInteger(opts.idleProcs) && opts.idleProcs > 0 && opts.idleProcs <= 1024)) throw new Error('--idle-procs expects a whole number from 1 to 1024')
   return opts
 }
 
@@ -117,6 +119,7 @@ async function main () {
     log,
     rounds: (normal, quick) => opts.rounds || (opts.quick ? quick : normal),
     scaleApps: opts.scaleApps,
+    idleProcs: opts.idleProcs,
     contenders: (names) => names.map((n) => {
       const c = make[n]()
       live.add(c)
@@ -146,7 +149,7 @@ async function main () {
 
   const results = {
     machine: machine(tools, loader),
-    options: { quick: opts.quick, only: opts.only, rounds: opts.rounds, scaleApps: opts.scaleApps, xpmNoMetrics: process.env.XPM_BENCH_NO_METRICS === '1', unsetEnv: UNSET_ENV },
+    options: { quick: opts.quick, only: opts.only, rounds: opts.rounds, scaleApps: opts.scaleApps, idleProcs: opts.idleProcs, xpmNoMetrics: process.env.XPM_BENCH_NO_METRICS === '1', unsetEnv: UNSET_ENV },
     seconds: (performance.now() - started) / 1000,
     measures
   }

@@ -1,9 +1,9 @@
 'use strict'
 
 const fs = require('node:fs')
-const net = require('node:net')
-const crypto = require('node:crypto')
 const { homePaths } = require('../lib/paths')
+const { ensureSafeHome, ensurePrivateDir, writePrivateFileSync } = require('../lib/safe-fs')
+const { acquireLock, waitForLock, listenPrivate } = require('../lib/daemon-lock')
 const { createServer } = require('./server')
 const { createMethods } = require('./methods')
 const { Supervisor } = require('./supervisor')
@@ -17,15 +17,15 @@ const { version } = require('../package.json')
 // The daemon: one per XPM_HOME, the cluster primary of every clustered app.
 async function main (options = {}) {
   const paths = homePaths()
-  fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 })
-  fs.chmodSync(paths.home, 0o700)
-  fs.mkdirSync(paths.logsDir, { recursive: true, mode: 0o700 })
+  // Refused (XPM_ERR_HOME_UNSAFE) when another user owns or can write it: see lib/safe-fs.js.
+  ensureSafeHome(paths.home, { create: true, tighten: true })
+  ensurePrivateDir(paths.logsDir)
 
-  let locked = await acquireLock(paths.home)
   // --foreground (systemd): wait for a daemon the CLI started to go away rather than exit in a loop
-  while (!locked && options.waitForLock) locked = await new Promise((resolve) => setTimeout(resolve, 1000)).then(() => acquireLock(paths.home))
-  if (!locked) {
-    if (options.runtime) throw new Error(`another xpm daemon already runs for ${paths.home}; give this one its own XPM_HOME`)
+  const lock = options.waitForLock ? await waitForLock(paths.home) : await acquireLock(paths.home)
+  if (lock.held) {
+    lock.held.close()
+    if (options.runtime) throw new Error(`another xpm daemon (pid ${lock.held.pid ?? '?'}) already runs for ${paths.home}; give this one its own XPM_HOME`)
     process.exitCode = 0 // another daemon owns this XPM_HOME; the CLI will talk to it
     return
   }
@@ -45,19 +45,23 @@ async function main (options = {}) {
   await persistence.prepare()
 
   let shuttingDown = false
+  let socketWatcher = null
   const shutdown = async () => {
     if (shuttingDown) return
     shuttingDown = true
     supervisor.beginClose()
     logger.info({ event: 'shutdown' }, 'stopping every app')
-    server.close()
-    for (const conn of connections) conn.socket.end()
+    // The socket keeps answering until the process exits: a command sent now gets
+    // XPM_ERR_SHUTTING_DOWN (or, for one already running, its own outcome) instead of a closed
+    // connection, and the CLI waits for this process to exit before it starts a new daemon.
     policies.close()
     await persistence.beforeShutdown()
     await supervisor.close()
     await persistence.afterShutdown()
     metrics.stop()
     await logSink.close()
+    socketWatcher?.close()
+    server.close() // also removes daemon.sock
     await fs.promises.rm(paths.pidFile, { force: true })
     logger.info({ event: 'exit' }, 'daemon exiting')
     await logger.close?.()
@@ -65,9 +69,42 @@ async function main (options = {}) {
   }
 
   const methods = createMethods({ supervisor, logSink, metrics, shutdown, version, persistence })
-  const { server, connections } = createServer({ methods, version, logger, hello: persistence.hello })
-  await listenOnSocket(server, paths.socket)
-  fs.writeFileSync(paths.pidFile, String(process.pid), { mode: 0o600 })
+  const { server } = createServer({ methods, version, logger, hello: persistence.hello })
+  let socketId = await listenOnSocket(server, paths.socket)
+
+  // daemon.sock removed or replaced while the daemon runs (a cleanup script, `rm -rf` of the
+  // wrong thing): listen on it again. Checked when XPM_HOME changes (inotify, no timer) and
+  // whenever a CLI that could not connect asks the lock who holds this XPM_HOME.
+  let ensuring = null
+  const ensureSocket = () => {
+    ensuring ??= (async () => {
+      try {
+        const st = await fs.promises.lstat(paths.socket).catch((err) => (err.code === 'ENOENT' ? null : Promise.reject(err)))
+        if (shuttingDown || (st && st.dev === socketId.dev && st.ino === socketId.ino)) return
+        logger.warn({ event: 'socket-recreated', socket: paths.socket }, `${paths.socket} was ${st ? 'replaced' : 'removed'}; listening on it again`)
+        server.close() // the old socket is unreachable; connections already open carry on
+        socketId = await listenOnSocket(server, paths.socket)
+      } catch (err) {
+        logger.error({ event: 'error', err }, `could not listen on ${paths.socket} again: ${err.message}`)
+      } finally {
+        ensuring = null
+      }
+    })()
+    return ensuring
+  }
+  lock.setDescribe(async () => {
+    if (!shuttingDown) await ensureSocket()
+    return { pid: process.pid, state: shuttingDown ? 'closing' : 'running' }
+  })
+  try {
+    socketWatcher = fs.watch(paths.home, (event, name) => { if (name === 'daemon.sock') ensureSocket() })
+    socketWatcher.on('error', (err) => logger.warn({ event: 'watch-error', err }, `watching ${paths.home} stopped: ${err.message}`))
+    socketWatcher.unref()
+  } catch (err) {
+    logger.warn({ event: 'watch-error', err }, `cannot watch ${paths.home} (${err.code}); a removed daemon.sock comes back when a CLI asks the lock`)
+  }
+
+  writePrivateFileSync(paths.pidFile, String(process.pid))
   metrics.start()
 
   process.on('SIGTERM', shutdown)
@@ -81,41 +118,20 @@ async function main (options = {}) {
   return { daemonEnv, supervisor, shutdown }
 }
 
-// An abstract Unix socket named after XPM_HOME is the lock: the kernel frees it when the
-// holder dies, so two daemons started at the same moment cannot both win, and a crashed
-// daemon never leaves a stale lock behind (Linux only; elsewhere the socket itself decides).
-function acquireLock (home) {
-  if (process.platform !== 'linux') return Promise.resolve(true)
-  const name = '\0xpm-' + crypto.createHash('sha256').update(home).digest('hex').slice(0, 32)
-  return new Promise((resolve, reject) => {
-    const lock = net.createServer()
-    lock.once('error', (err) => (err.code === 'EADDRINUSE' ? resolve(false) : reject(err)))
-    lock.listen(name, () => {
-      lock.unref()
-      resolve(true)
-    })
-  })
-}
-
 // A socket file left by a dead daemon is removed; we hold the lock, so nobody else listens.
+// Returns the new socket's { dev, ino }, so a later replacement of the file is noticed.
 async function listenOnSocket (server, socketPath) {
   await fs.promises.rm(socketPath, { force: true })
-  const previous = process.umask(0o177)
-  try {
-    await new Promise((resolve, reject) => {
-      server.once('error', reject)
-      server.listen(socketPath, () => { server.off('error', reject); resolve() })
-    })
-  } finally {
-    process.umask(previous)
-  }
+  await listenPrivate(server, socketPath)
   await fs.promises.chmod(socketPath, 0o600)
+  const st = await fs.promises.lstat(socketPath)
+  return { dev: st.dev, ino: st.ino }
 }
 
 // `node daemon/index.js [--foreground] [--resurrect]`; daemon/runtime calls main() in-process.
 if (require.main === module) {
   main(require('./persistence/daemon-args').parseDaemonArgs(process.argv.slice(2))).catch((err) => {
-    process.stderr.write(`xpm daemon failed to start: ${err.stack}\n`)
+    process.stderr.write(`xpm daemon failed to start: ${err.code?.startsWith?.('XPM_ERR_') ? `${err.message} [${err.code}]` : err.stack}\n`)
     process.exit(1)
   })
 }

@@ -2,7 +2,7 @@
 
 const { finished } = require('node:stream/promises')
 const pino = require('pino')
-const rfs = require('rotating-file-stream')
+const { createStream } = require('./logs/rotating-file')
 
 // No pid/hostname on every line: events carry their own `pid` (a worker's), and the `start`
 // event records the daemon's.
@@ -12,7 +12,7 @@ const BASE = { base: null, timestamp: pino.stdTimeFunctions.isoTime }
 // rotation (daemon.log, daemon.log.1 … daemon.log.<maxFiles>). The file is written
 // asynchronously: call `await logger.close()` before process.exit or the last lines are lost.
 function createDaemonLogger ({ file, level = 'info', size = 5 * 1024 * 1024, maxFiles = 3 } = {}) {
-  const stream = rfs.createStream(file, { size: `${size}B`, rotate: maxFiles })
+  const stream = createStream(file, { size: `${size}B`, rotate: maxFiles, mode: 0o600 })
   stream.on('error', (err) => process.stderr.write(`xpm: daemon log ${file} failed: ${err.message}\n`))
   const logger = pino({ ...BASE, level }, stream)
   let closing = null

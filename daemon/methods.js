@@ -1,15 +1,84 @@
 'use strict'
 
 const { XpmError } = require('../lib/errors')
-const { checkSpecs } = require('./check-specs')
+const { show } = require('../lib/units')
+const { MAX_LOG_LINES } = require('../lib/config/limits')
+const { checkSpecs, checkPaths, checkCapacity } = require('./check-specs')
+const { isFieldList } = require('../lib/process-fields')
+
+// Checks of the params every method takes. A value of the wrong type or out of range is an
+// XPM_ERR_BAD_ARGUMENT that names the param (never an internal error further in).
+const bad = (what, value) => new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected ${what}, got ${show(value)}`)
+
+// 'all', an app name or a process id (a string, or a whole number from a hand-written client).
+function target (params, { optional = false } = {}) {
+  const value = params.target
+  if (value === undefined && optional) return 'all'
+  if (typeof value === 'string' && value !== '' && value.length <= 1024) return value
+  if (Number.isSafeInteger(value) && value >= 0) return String(value)
+  throw bad('`target` to be an app name, a process id or "all"', value)
+}
+
+function optionalBoolean (params, key, fallback) {
+  const value = params[key]
+  if (value === undefined) return fallback
+  if (typeof value !== 'boolean') throw bad(`\`${key}\` to be true or false`, value)
+  return value
+}
+
+// An array whose items are all in `allowed` (no repeats needed); undefined → fallback.
+function optionalSubset (params, key, allowed, fallback) {
+  const value = params[key]
+  if (value === undefined) return fallback
+  if (!Array.isArray(value) || value.length === 0 || value.length > allowed.length * 4 || !value.every((v) => allowed.includes(v))) {
+    throw bad(`\`${key}\` to be a non-empty array of ${allowed.map((a) => `"${a}"`).join(', ')}`, value)
+  }
+  return value
+}
+
+// The fields a reply keeps (lib/process-fields.js); null: all of them.
+function optionalFields (params) {
+  const value = params.fields
+  if (value === undefined || value === null) return null
+  if (!isFieldList(value)) throw bad('`fields` to be a list of up to 64 field names', value)
+  return value
+}
+
+function lineCount (params) {
+  const value = params.lines
+  if (value === undefined) return 15
+  if (!Number.isSafeInteger(value) || value < 0 || value > MAX_LOG_LINES) throw bad(`\`lines\` to be a whole number from 0 to ${MAX_LOG_LINES}`, value)
+  return value
+}
+
+// Commands of one connection reach the app model in the order they were sent, even when one of
+// them first awaits a check (start's path checks): a stop sent after a start must find that start
+// in the app's queue and cancel it, not run before it. `check` runs at once (in parallel with the
+// earlier ones); `enter` hands the command to the model, synchronously, in turn.
+const admissions = new WeakMap() // connection → its earlier commands have been handed over
+
+function inTurn (conn, check, enter) {
+  const checked = Promise.resolve().then(check)
+  const turn = (admissions.get(conn) ?? Promise.resolve()).then(() => checked).then((args) => ({ op: enter(args) }))
+  admissions.set(conn, turn.then(() => {}, () => {}))
+  return turn.then(({ op }) => op)
+}
 
 // The socket's method table: each entry validates its params and calls one room of the daemon.
+// Params is always an object here (daemon/server.js refuses anything else).
+function inTurnAll (methods) {
+  const out = {}
+  for (const [name, fn] of Object.entries(methods)) out[name] = (params, conn) => inTurn(conn, null, () => fn(params, conn))
+  return out
+}
+
 function createMethods ({ supervisor, logSink, metrics, shutdown, version, persistence = null }) {
-  const target = (params) => {
-    if (typeof params.target !== 'string' && typeof params.target !== 'number') {
-      throw new XpmError('XPM_ERR_BAD_ARGUMENT', 'Expected `target` to be an app name, a process id or "all"')
-    }
-    return String(params.target)
+  // Specs from the socket: every value checked as the CLI checks it, then the paths (async).
+  const specsFor = async (params, { capacity = true } = {}) => {
+    const specs = checkSpecs(params.specs)
+    await checkPaths(specs)
+    if (capacity) checkCapacity(specs, new Set(supervisor.apps.keys()))
+    return specs
   }
 
   const progressTo = (conn) => (event) => conn.push('progress', event)
@@ -18,67 +87,94 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
     ping: () => ({ pong: true, pid: process.pid, version, uptime: Math.round(process.uptime() * 1000) }),
 
     // Long operations push a 'progress' event per process as it comes online (or fails).
-    start: (params, conn) => supervisor.start(checkSpecs(params.specs), { force: params.force === true, onProgress: progressTo(conn) }),
-    startTarget: (params, conn) => supervisor.startTarget(target(params), { onProgress: progressTo(conn) }),
-    stop: (params, conn) => supervisor.stop(target(params), { onProgress: progressTo(conn) }),
-    restart: (params, conn) => supervisor.restart(target(params), { onProgress: progressTo(conn) }),
-    delete: (params, conn) => supervisor.delete(target(params), { onProgress: progressTo(conn) }),
-    list: () => supervisor.list(),
-    show: (params) => supervisor.show(target(params)),
+    start: (params, conn) => {
+      const force = optionalBoolean(params, 'force', false)
+      return inTurn(conn, () => specsFor(params), (specs) => supervisor.start(specs, { force, onProgress: progressTo(conn) }))
+    },
+    startTarget: (params, conn) => inTurn(conn, () => target(params), (name) => supervisor.startTarget(name, { onProgress: progressTo(conn) })),
+    stop: (params, conn) => inTurn(conn, () => target(params), (name) => supervisor.stop(name, { onProgress: progressTo(conn) })),
+    restart: (params, conn) => inTurn(conn, () => target(params), (name) => supervisor.restart(name, { onProgress: progressTo(conn) })),
+    delete: (params, conn) => inTurn(conn, () => target(params), (name) => supervisor.delete(name, { onProgress: progressTo(conn) })),
+    // Figures older than ~2 s are sampled first; a `fields` list keeps the reply to what is shown.
+    list: async (params) => {
+      const fields = optionalFields(params)
+      await metrics?.fresh()
+      return supervisor.list({ fields })
+    },
+    show: async (params) => {
+      const name = target(params)
+      const fields = optionalFields(params)
+      await metrics?.fresh(supervisor.resolve(name).map((i) => i.id))
+      return supervisor.show(name, { fields })
+    },
 
     reload: (params, conn) => {
-      return supervisor.reload(target(params), {
-        specs: params.specs ? checkSpecs(params.specs) : null,
-        onStep: (step) => conn.push('reload.step', step)
-      })
+      const name = target(params)
+      const check = () => params.specs === undefined || params.specs === null ? null : specsFor(params, { capacity: false })
+      return inTurn(conn, check, (specs) => supervisor.reload(name, { specs, onStep: (step) => conn.push('reload.step', step) }))
     },
 
     // Live process list (about 1 Hz, after each metrics sample) and log lines for `xpm monit`.
-    subscribe: (params, conn) => {
-      const topics = new Set(Array.isArray(params.topics) ? params.topics : ['processes'])
+    // A processes subscriber keeps the metrics at the full rate until it goes (metrics.watch()).
+    subscribe: async (params, conn) => {
+      const topics = new Set(optionalSubset(params, 'topics', ['processes', 'logs'], ['processes']))
+      const fields = optionalFields(params)
       if (topics.has('processes') && metrics) {
-        const onSample = () => conn.push('processes', supervisor.list())
+        const onSample = () => conn.push('processes', supervisor.list({ fields }))
         metrics.on('sample', onSample)
-        conn.onClose(() => metrics.off('sample', onSample))
+        const release = metrics.watch()
+        conn.onClose(() => {
+          metrics.off('sample', onSample)
+          release()
+        })
+        await metrics.fresh()
       }
       if (topics.has('logs') && logSink) {
         const unsubscribe = logSink.subscribe({ names: null, ids: null, streams: new Set(['out', 'err']) }, (line) => conn.push('log', line))
         conn.onClose(unsubscribe)
       }
-      const history = {}
-      for (const proc of supervisor.allInstances()) history[proc.id] = metrics ? metrics.history(proc.id) : []
-      return { processes: supervisor.list(), history }
+      const history = metrics ? metrics.recent(supervisor.allInstances().map((i) => i.id), { fields }) : {}
+      return { processes: supervisor.list({ fields }), history }
     },
 
     logs: async (params, conn) => {
       if (!logSink) throw new XpmError('XPM_ERR_UNKNOWN_METHOD', 'This daemon has no log sink')
-      const filter = { names: null, ids: null, streams: new Set(params.streams || ['out', 'err']) }
-      if (params.target !== undefined && params.target !== 'all') {
-        const instances = supervisor.resolve(String(params.target))
-        if (supervisor.apps.has(String(params.target))) filter.names = new Set([String(params.target)])
+      const name = target(params, { optional: true })
+      const filter = { names: null, ids: null, streams: new Set(optionalSubset(params, 'streams', ['out', 'err'], ['out', 'err'])) }
+      const lines = lineCount(params)
+      const follow = optionalBoolean(params, 'follow', true)
+      if (name !== 'all') {
+        const instances = supervisor.resolve(name)
+        if (supervisor.apps.has(name)) filter.names = new Set([name])
         else filter.ids = new Set(instances.map((i) => i.id))
       }
-      const lines = Number.isInteger(params.lines) && params.lines >= 0 ? params.lines : 15
-      if (params.follow === false) return { lines: await logSink.tail(filter, lines) }
+      if (!follow) return { lines: await logSink.tail(filter, lines) }
       const onLine = (line) => conn.push('log', line)
       const history = await logSink.tailAndSubscribe(filter, lines, onLine, (unsubscribe) => conn.onClose(unsubscribe))
       return { lines: history }
     },
 
     flush: (params) => {
-      if (params.target !== undefined && params.target !== 'all') supervisor.resolve(String(params.target))
-      return logSink?.flush(params.target && params.target !== 'all' ? String(params.target) : null)
+      const name = target(params, { optional: true })
+      if (name !== 'all') supervisor.resolve(name)
+      return logSink?.flush(name !== 'all' ? name : null)
     },
     reloadLogs: () => logSink?.reopen(),
     ...persistence?.methods, // save, resurrect, prepareUpdate, ackRestored
-    ...require('./policies/methods').createPolicyMethods({ supervisor, target }), // scale, sendSignal, reset
+    ...(persistence?.methods?.save && {
+      save: (params, conn) => {
+        optionalBoolean(params, 'force', false)
+        return persistence.methods.save(params, conn)
+      }
+    }),
+    ...inTurnAll(require('./policies/methods').createPolicyMethods({ supervisor, target })), // scale, sendSignal, reset
 
     // Replies at once; no command is taken from then on (see Supervisor.close).
-    kill: () => {
+    kill: (params, conn) => inTurn(conn, null, () => {
       supervisor.beginClose()
       setImmediate(shutdown)
       return { stopping: supervisor.allInstances().length }
-    }
+    })
   }
 }
 

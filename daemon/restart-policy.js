@@ -1,15 +1,18 @@
 'use strict'
 
-// What to do when a process exits on its own. Pure: plain values in, a decision out.
+// What to do when a process exits on its own, or a policy (memory limit, watch) wants to restart
+// it. Pure: plain values in, a decision out. Both go through the same crash-loop accounting:
 //
-// - Crashes are counted over a sliding window (`restartWindow`): more than `maxRestarts` crashes
-//   inside it means `errored`, however long each run lasted before (PM2 only counts runs shorter
-//   than min_uptime, so an app that crashes every few seconds loops forever there).
-// - A run shorter than `minUptime` is unstable: the delay doubles for each consecutive unstable
-//   run, from `expBackoffRestartDelay` up to `maxBackoffDelay`. A stable run resets the backoff.
-// - `restartDelay` is added to every restart.
+// - A run shorter than `minUptime` is unstable. More than `maxRestarts` unstable runs in a row
+//   mean `errored`, however far apart they are (as in PM2): with the defaults an app that dies at
+//   boot is errored after 16 restarts, about 2.5 minutes of backoff.
+// - Restarts are also counted over a sliding window (`restartWindow`): more than `maxRestarts`
+//   inside it means `errored`, however long each run lasted (PM2 has no such bound, so an app
+//   that crashes every few seconds loops forever there).
+// - Each consecutive unstable run doubles the delay, from `expBackoffRestartDelay` up to
+//   `maxBackoffDelay`; a stable run resets it. `restartDelay` is added to every crash restart.
 //
-// input:  { policy, exit: { code, signal, uptime }, crashTimes: number[], unstableRuns, now, reason }
+// input:  { policy, exit: { code, signal, uptime }, crashTimes: number[], unstableRuns, now }
 // output: { action: 'restart', delay, crashTimes, unstableRuns }
 //       | { action: 'errored', reason, crashTimes, unstableRuns }
 //       | { action: 'stopped', reason }
@@ -20,29 +23,24 @@ function decideRestart ({ policy, exit, crashTimes = [], unstableRuns = 0, now }
   if (!policy.autorestart) {
     return { action: 'stopped', reason: 'autorestart is off' }
   }
+  return countRestart({ policy, uptime: exit.uptime, times: crashTimes, unstableRuns, now })
+}
 
-  const windowStart = now - policy.restartWindow
-  const recent = crashTimes.filter((t) => t > windowStart)
+// The accounting itself. `what` names the restarts in the reason: 'crashes', 'memory restarts'…
+// Policy restarts pass `extraDelay: 0`: restart_delay is about crashes.
+function countRestart ({ policy, uptime, times = [], unstableRuns = 0, now, what = 'crashes', extraDelay = policy.restartDelay }) {
+  const recent = times.filter((t) => t > now - policy.restartWindow)
   recent.push(now)
-
-  const stable = exit.uptime >= policy.minUptime
-  const nextUnstable = stable ? 0 : unstableRuns + 1
-
+  const nextUnstable = uptime >= policy.minUptime ? 0 : unstableRuns + 1
+  const state = { crashTimes: recent, unstableRuns: nextUnstable }
+  const limit = `(max_restarts ${policy.maxRestarts})`
+  if (nextUnstable > policy.maxRestarts) {
+    return { action: 'errored', reason: `${nextUnstable} ${what} in a row, each less than min_uptime (${formatMs(policy.minUptime)}) after its start ${limit}`, ...state }
+  }
   if (recent.length > policy.maxRestarts) {
-    return {
-      action: 'errored',
-      reason: `${recent.length} crashes within ${formatMs(policy.restartWindow)} (max_restarts ${policy.maxRestarts})`,
-      crashTimes: recent,
-      unstableRuns: nextUnstable
-    }
+    return { action: 'errored', reason: `${recent.length} ${what} within ${formatMs(policy.restartWindow)} ${limit}`, ...state }
   }
-
-  return {
-    action: 'restart',
-    delay: policy.restartDelay + backoffDelay(nextUnstable, policy),
-    crashTimes: recent,
-    unstableRuns: nextUnstable
-  }
+  return { action: 'restart', delay: extraDelay + backoffDelay(nextUnstable, policy), ...state }
 }
 
 function backoffDelay (unstableRuns, { expBackoffRestartDelay, maxBackoffDelay }) {
@@ -73,4 +71,4 @@ function policyFromSpec (spec) {
   return policy
 }
 
-module.exports = { decideRestart, backoffDelay, policyFromSpec, DEFAULT_POLICY }
+module.exports = { decideRestart, countRestart, backoffDelay, policyFromSpec, DEFAULT_POLICY }

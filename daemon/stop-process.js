@@ -1,20 +1,45 @@
 'use strict'
 
-// Graceful stop of one OS process, bounded by killTimeout: the 'shutdown' message when the app
-// asks for it; the handle's release (a cluster worker stops taking connections and finishes
-// in-flight requests; nothing for a fork child); then the kill signal; SIGKILL at the deadline.
+// Graceful stop of one OS process and everything it started, bounded by killTimeout:
+//  1. the tree is read (process-tree.js) while the process still runs, so its children are
+//     found by their parent links before any of them becomes an orphan;
+//  2. the 'shutdown' message when the app asks for it; the handle's release (a cluster worker
+//     stops taking connections and finishes in-flight requests; nothing for a fork child);
+//  3. the kill signal, to the process (its whole group in fork mode) and to every process of
+//     its tree outside that group, one pid at a time (a cluster worker shares the daemon's group);
+//  4. once the process has exited, its tree is read again (new children, orphans found by their
+//     tag), whatever did not get the signal yet gets it, and the stop waits for all of it;
+//  5. at the deadline, SIGKILL to the process, its group (even when the process itself has
+//     exited) and every process of the tree still alive, until none is left.
+// The stop resolves when the whole tree is gone, with the process's own exit.
 async function stopProcess (handle, { killTimeout = 5000, killSignal = 'SIGINT', shutdownWithMessage = false } = {}) {
   if (handle.exited) return handle.exitInfo
   const exited = new Promise((resolve) => handle.once('exit', resolve))
   const deadline = Date.now() + killTimeout
   const left = () => Math.max(0, deadline - Date.now())
+  const tree = handle.processTree?.() ?? null
+  const collected = tree ? tree.collect().catch(() => 0) : Promise.resolve(0)
   const sentMessage = shutdownWithMessage && handle.send('shutdown')
 
   await raceTimeout([exited, handle.release()], left())
-  if (!handle.exited && !sentMessage) handle.signal(killSignal)
+  await raceTimeout([collected], left())
+  if (!handle.exited && !sentMessage) {
+    const groupSent = handle.signal(killSignal) && handle.group > 0
+    if (tree) await tree.signal(killSignal, { groupSent }).catch(() => {})
+  }
 
-  if (await raceTimeout([exited], left())) return handle.exitInfo
+  if (await raceTimeout([exited], left())) {
+    if (!tree) return handle.exitInfo
+    // The process is gone; its tree gets the rest of kill_timeout. What it left behind (or
+    // started meanwhile) gets the signal now if it has not had it.
+    try {
+      await tree.collect()
+      await tree.signal(killSignal)
+      if (await tree.settled(left())) return handle.exitInfo
+    } catch {}
+  }
   handle.signal('SIGKILL')
+  if (tree) await tree.killAll().catch(() => {})
   await raceTimeout([exited], 5000)
   return handle.exitInfo
 }

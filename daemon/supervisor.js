@@ -5,6 +5,7 @@ const { XpmError } = require('../lib/errors')
 const { App } = require('./model/app')
 const { Instance } = require('./model/instance')
 const { launcherFor } = require('./launchers')
+const { projector, wants } = require('../lib/process-fields')
 
 // The registry of apps and the commands on them. A command resolves its target to instances,
 // groups them by app and hands each app its part: apps run their parts at the same time (each
@@ -120,7 +121,10 @@ class Supervisor extends EventEmitter {
       this.emit('change')
     })
     instance.on('change', () => this.emit('change'))
-    instance.on('process', (handle) => { if (handle.pid) this.metrics?.track(instance.id, handle.pid) })
+    // A memory limit needs a sample every second; the agent (if any) is told its report schedule.
+    instance.on('process', (handle) => {
+      if (handle.pid) this.metrics?.track(instance.id, handle.pid, { limited: Boolean(instance.spec.maxMemoryRestart), send: handle.reportsBoot ? (msg) => handle.send(msg) : null })
+    })
     instance.on('restart', (r) => this.logger?.info({ event: 'restart', app: r.name, id: r.id, instance: r.instance, reason: r.reason }, `${r.name}[${r.instance}] restart: ${r.reason}`))
     return instance
   }
@@ -245,19 +249,23 @@ class Supervisor extends EventEmitter {
     this.closing = true
   }
 
-  list () {
-    return this.allInstances().map((i) => i.toJSON(this.metrics))
+  // fields: only these (lib/process-fields.js), for replies that carry only what is shown.
+  list ({ fields = null } = {}) {
+    const rows = this.allInstances().map((i) => i.toJSON(this.metrics))
+    return fields ? rows.map(projector(fields)) : rows
   }
 
-  show (target) {
+  show (target, { fields = null } = {}) {
     const instances = this.resolve(target)
-    return instances.map((inst) => ({
+    const history = wants(fields, 'history')
+    const rows = instances.map((inst) => ({
       ...inst.toJSON(this.metrics),
       spec: inst.spec,
       lastRestartDelay: inst.lastRestartDelay,
       logs: this.logSink ? this.logSink.paths(inst.spec, inst.index) : null,
-      history: this.metrics ? this.metrics.history(inst.id) : []
+      history: this.metrics && history ? this.metrics.history(inst.id) : []
     }))
+    return fields ? rows.map(projector(fields)) : rows
   }
 }
 

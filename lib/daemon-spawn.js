@@ -13,8 +13,9 @@ const DAEMON_ENTRY = path.join(__dirname, '..', 'daemon', 'index.js')
 // answers. Two CLIs may both get here at once: the daemons race for the lock and the loser
 // exits, so both CLIs end up talking to the same one.
 async function startDaemon (paths, { timeout = 10000 } = {}) {
-  fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 })
-  const out = fs.openSync(paths.daemonStdio, 'a', 0o600)
+  const { ensureSafeHome, openAppendNoFollowSync } = require('./safe-fs')
+  ensureSafeHome(paths.home, { create: true })
+  const out = openAppendNoFollowSync(paths.daemonStdio)
   const child = spawn(process.execPath, [DAEMON_ENTRY], {
     detached: true,
     stdio: ['ignore', out, out],
@@ -23,7 +24,27 @@ async function startDaemon (paths, { timeout = 10000 } = {}) {
   })
   fs.closeSync(out)
   child.unref()
+  // A daemon that exits non-zero before it answers (an unsafe logs folder, say) fails the
+  // command at once with its own words; exit 0 means it lost the lock to another one: wait on.
+  let failed = null
+  child.once('exit', (code) => {
+    if (code) failed = new XpmError('XPM_ERR_DAEMON_UNREACHABLE', `The xpm daemon exited with code ${code} at start-up: ${lastLine(paths.daemonStdio)}`)
+  })
+  await waitForSocket(paths, { timeout, failed: () => failed })
+}
 
+function lastLine (file) {
+  try {
+    const lines = fs.readFileSync(file, 'utf8').trim().split('\n')
+    return lines[lines.length - 1].replace(/^xpm daemon failed to start: /, '')
+  } catch {
+    return `see ${file}`
+  }
+}
+
+// Resolves once the daemon's socket answers; polls the socket (the one thing to wait on for a
+// daemon that is still starting), bounded by the deadline.
+async function waitForSocket (paths, { timeout = 10000, failed = () => null } = {}) {
   const deadline = Date.now() + timeout
   let lastError
   while (Date.now() < deadline) {
@@ -33,6 +54,7 @@ async function startDaemon (paths, { timeout = 10000 } = {}) {
     } catch (err) {
       lastError = err
     }
+    if (failed()) throw failed()
     await delay(25) // polling the socket for a condition, bounded by the deadline
   }
   throw new XpmError('XPM_ERR_DAEMON_UNREACHABLE',
@@ -57,4 +79,4 @@ function answers (socketPath, timeout) {
   })
 }
 
-module.exports = { startDaemon }
+module.exports = { startDaemon, waitForSocket }

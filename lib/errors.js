@@ -10,6 +10,7 @@ const CODES = {
   XPM_ERR_CONFIG_LOAD: { exit: 2, summary: 'An ecosystem file could not be read, parsed or evaluated.' },
   XPM_ERR_DUPLICATE_APP: { exit: 2, summary: 'Two apps in one ecosystem file share a name.' },
   XPM_ERR_SCRIPT_NOT_FOUND: { exit: 2, summary: 'The script to start does not exist.' },
+  XPM_ERR_CWD_INVALID: { exit: 2, summary: 'The working directory of an app does not exist or is not a directory.' },
   XPM_ERR_APP_NOT_FOUND: { exit: 1, summary: 'No app or process matches the given name or id.' },
   XPM_ERR_APP_EXISTS: { exit: 1, summary: 'An app of that name is already managed; nothing was started twice.' },
   XPM_ERR_START_FAILED: { exit: 1, summary: 'The app did not reach `online`.' },
@@ -17,6 +18,7 @@ const CODES = {
   XPM_ERR_CANCELLED: { exit: 1, summary: 'The command was cancelled by a later `stop`, `delete` or `kill` of the same app; whatever it had started is stopped.' },
   XPM_ERR_SHUTTING_DOWN: { exit: 1, summary: 'The daemon is shutting down (`xpm kill`) and takes no new command.' },
   XPM_ERR_DAEMON_UNREACHABLE: { exit: 1, summary: 'The daemon could not be started or reached.' },
+  XPM_ERR_HOME_UNSAFE: { exit: 1, summary: '`XPM_HOME`, a folder above it or a file in it is owned by another user, writable by others or a symbolic link; xpm does not use it.' },
   XPM_ERR_TIMEOUT: { exit: 1, summary: 'A request to the daemon did not finish before its deadline.' },
   XPM_ERR_PROTOCOL: { exit: 1, summary: 'A message on the socket was not valid (bad JSON, too long, missing fields).' },
   XPM_ERR_PROTOCOL_VERSION: { exit: 1, summary: 'The CLI and the running daemon speak different protocol versions.' },
@@ -24,7 +26,10 @@ const CODES = {
   XPM_ERR_SAVE_FAILED: { exit: 1, summary: 'The app list could not be saved; the previous save is intact.' },
   XPM_ERR_SAVE_EMPTY: { exit: 1, summary: 'Saving would replace a non-empty app list with an empty one (use --force).' },
   XPM_ERR_DUMP_INVALID: { exit: 1, summary: 'The saved app list could not be read.' },
+  XPM_ERR_DUMP_DAMAGED: { exit: 1, summary: '`dump.json` was damaged: it was set aside and the apps of the save before it (`dump.json.bak`) were restored; apps saved since may be missing.' },
   XPM_ERR_FILE_EXISTS: { exit: 1, summary: 'A file that would be written already exists.' },
+  XPM_ERR_TOO_MANY_APPS: { exit: 1, summary: 'Starting these apps would take the daemon over the number of apps it manages (1024).' },
+  XPM_ERR_REPLY_TOO_LARGE: { exit: 1, summary: 'The answer to a request is larger than a reply may be (64 MiB); ask for less (fewer log lines, one app).' },
   XPM_ERR_INTERNAL: { exit: 1, summary: 'An unexpected error inside xpm; the daemon log has details.' },
   XPM_ERR_STARTUP_FAILED: { exit: 1, summary: 'The boot unit could not be written, enabled or removed (permissions, no systemd).' }
 }

@@ -119,8 +119,69 @@ const TARGETS = [
   }
 ]
 
+// The N-process case of the idle measure (1,000 unless run with --idle-procs): its rows' id
+// prefix and N.
+function procsCase (measures) {
+  const row = measures.find((m) => m.name === 'idle')?.rows?.find((r) => /^idle\.procs\d+\.cpu$/.test(r.id))
+  if (!row) return null
+  const n = Number(row.id.match(/procs(\d+)/)[1])
+  return { prefix: `idle.procs${n}`, n, note: n === 1000 ? '' : ` (measured at ${n} processes, not 1,000)` }
+}
+
+// The targets of issue 15 (bench/measures/idle.js).
+const IDLE_TARGETS = [
+  {
+    text: 'idle daemon CPU at 100 apps at most 0.5 % of a core',
+    check: (m) => {
+      const cpu = med(find(m, 'idle.apps100.cpu'), 'xpm')
+      return cpu === undefined ? null : { met: cpu <= 0.5, detail: `xpm ${num(cpu)} %, PM2 ${num(med(find(m, 'idle.apps100.cpu'), 'pm2'))} %` }
+    }
+  },
+  {
+    text: 'idle daemon CPU at 1,000 processes at most 3 % of a core',
+    check: (m) => {
+      const c = procsCase(m)
+      const cpu = c && med(find(m, `${c.prefix}.cpu`), 'xpm')
+      return cpu === undefined || !c ? null : { met: cpu <= 3 && c.n >= 1000, detail: `xpm ${num(cpu)} %, PM2 ${num(med(find(m, `${c.prefix}.cpu`), 'pm2'))} %${c.note}` }
+    }
+  },
+  {
+    text: 'daemon RSS at 100 apps at most PM2\'s',
+    check: (m) => {
+      const row = find(m, 'idle.apps100.rss')
+      const r = ratio(summarize(row?.series.xpm), summarize(row?.series.pm2))
+      return r === null ? null : { met: r <= 1, detail: `xpm ${num(med(row, 'xpm'))} MB, PM2 ${num(med(row, 'pm2'))} MB: xpm/PM2 ${r.toFixed(2)}` }
+    }
+  },
+  {
+    text: '`list` at 1,000 processes at most 0.5 × PM2\'s',
+    check: (m) => {
+      const c = procsCase(m)
+      const row = c && find(m, `${c.prefix}.list`)
+      const r = row ? ratio(summarize(row.series.xpm), summarize(row.series.pm2)) : null
+      return r === null ? null : { met: r <= 0.5 && c.n >= 1000, detail: `xpm ${num(med(row, 'xpm'))} ms, PM2 ${num(med(row, 'pm2'))} ms: xpm/PM2 ${r.toFixed(2)}${c.note}` }
+    }
+  },
+  {
+    text: '`monit` at 1,000 processes at most 5 % of a core',
+    check: (m) => {
+      const c = procsCase(m)
+      const cpu = c && med(find(m, `${c.prefix}.monit`), 'xpm')
+      return cpu === undefined || !c ? null : { met: cpu <= 5 && c.n >= 1000, detail: `xpm ${num(cpu)} %, PM2 ${num(med(find(m, `${c.prefix}.monit`), 'pm2'))} %${c.note}` }
+    }
+  },
+  {
+    text: '`xpm list` with 4 apps within 1.5 × the `node -e 0` floor',
+    check: (m) => {
+      const row = find(m, 'idle.list4')
+      const r = ratio(summarize(row?.series.xpm), summarize(row?.series.raw))
+      return r === null ? null : { met: r <= 1.5, detail: `xpm ${num(med(row, 'xpm'))} ms, floor ${num(med(row, 'raw'))} ms: ${r.toFixed(2)} ×; PM2 ${num(med(row, 'pm2'))} ms` }
+    }
+  }
+]
+
 function targets (measures) {
-  return TARGETS.map((t) => {
+  return [...TARGETS, ...IDLE_TARGETS].map((t) => {
     let result = null
     try { result = t.check(measures) } catch {}
     return { text: t.text, met: result ? result.met : null, detail: result ? result.detail : 'not measured' }
@@ -196,7 +257,7 @@ function render (results) {
   out.push(`| date | ${machine.date} |`)
   out.push(`| duration | ${Math.round(results.seconds)} s |`)
   out.push('')
-  out.push('## Targets (issues 9 and 13)')
+  out.push('## Targets (issues 9, 13 and 15)')
   out.push('')
   out.push('| target | result | figures |')
   out.push('|---|---|---|')

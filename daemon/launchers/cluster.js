@@ -3,8 +3,11 @@
 const cluster = require('node:cluster')
 const { ProcessHandle } = require('./handle')
 const { nodeExecArgv, hasAgent } = require('./agent-args')
+const { newTag, TAG_VAR } = require('./process-tree')
 
-// A cluster worker: the daemon is its primary and routes its connections.
+// A cluster worker: the daemon is its primary and routes its connections. It shares the
+// daemon's process group (cluster.fork cannot detach), so it and what it started are signalled
+// one pid at a time, never by group (stop-process.js, process-tree.js).
 class ClusterHandle extends ProcessHandle {
   constructor ({ worker }) {
     super({ child: worker.process })
@@ -30,7 +33,9 @@ class ClusterHandle extends ProcessHandle {
 // The daemon is the cluster primary. setupPrimary() settings apply to the next fork only, so
 // every fork sets them for its own app. The worker runs the user's script directly (not a
 // wrapper that require()s it), so ES-module apps load exactly as under plain `node`.
-function launchClusterWorker (spec, env) {
+function launchClusterWorker (spec, appEnv) {
+  const tag = newTag()
+  const env = { ...appEnv, [TAG_VAR]: tag }
   cluster.setupPrimary({
     exec: spec.script,
     args: spec.args || [],
@@ -43,6 +48,7 @@ function launchClusterWorker (spec, env) {
   const worker = cluster.fork(env)
   const handle = new ClusterHandle({ worker })
   handle.reportsBoot = hasAgent(env)
+  handle.tag = tag
   worker.on('online', () => handle.markOnline())
   worker.on('listening', (address) => handle.emit('listening', address))
   worker.on('message', (msg) => handle.received(msg))

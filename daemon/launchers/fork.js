@@ -3,8 +3,11 @@
 const childProcess = require('node:child_process')
 const { ProcessHandle } = require('./handle')
 const { nodeExecArgv, hasAgent } = require('./agent-args')
+const { newTag, TAG_VAR } = require('./process-tree')
 
 // A fork-mode child leads its own process group, so a signal reaches a shell script's children.
+// (A stop reaches the rest of its tree too, and the group even after the leader has exited:
+// see stop-process.js and process-tree.js.)
 class ForkHandle extends ProcessHandle {
   signal (sig) {
     if (this.exited || !this.pid) return false
@@ -19,7 +22,9 @@ class ForkHandle extends ProcessHandle {
 
 // Fork mode: child_process.fork for Node scripts (IPC for the agent and `ready`), spawn for
 // any other interpreter or an executable.
-function launchForkProcess (spec, env) {
+function launchForkProcess (spec, appEnv) {
+  const tag = newTag()
+  const env = { ...appEnv, [TAG_VAR]: tag }
   const options = { cwd: spec.cwd, env, detached: true }
   let child
   if (spec.interpreter === 'node') {
@@ -37,8 +42,11 @@ function launchForkProcess (spec, env) {
   const handle = new ForkHandle({ child })
   handle.reportsBoot = spec.interpreter === 'node' && hasAgent(env)
   handle.groupLeader = true
+  handle.tag = tag
+  handle.group = child.pid || 0 // detached: the child calls setsid(), leading group = its pid
   child.once('spawn', () => {
     handle.pid = child.pid
+    handle.group = child.pid
     handle.markOnline()
   })
   child.on('message', (msg) => handle.received(msg))

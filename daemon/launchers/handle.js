@@ -1,6 +1,7 @@
 'use strict'
 
 const { EventEmitter } = require('node:events')
+const { ProcessTree } = require('./process-tree')
 
 // One running OS process, whatever launched it. Callers never ask which mode it is: each
 // launcher's subclass knows how to signal, release and stop its kind of process. Emits:
@@ -24,6 +25,8 @@ class ProcessHandle extends EventEmitter {
     this.spawnError = null
     this.stdout = child.stdout
     this.stderr = child.stderr
+    this.tag = null // set by the launcher: XPM_TREE=<tag> in the process's environment
+    this.group = 0 // the process group the process leads (fork mode), 0 when it has none
   }
 
   // Whether readiness can be told by a `listening` event (else: online plus a settle).
@@ -72,6 +75,13 @@ class ProcessHandle extends EventEmitter {
   // (or at once when there is nothing to let go of).
   release () {
     return Promise.resolve()
+  }
+
+  // The process and everything it started (see process-tree.js), for a stop to end all of it;
+  // null for a handle without a real process behind it.
+  processTree () {
+    if (!this.tag) return null
+    return new ProcessTree({ leaderPid: () => (this.exited ? 0 : this.pid), tag: this.tag, group: this.group })
   }
 
   signal (sig) {

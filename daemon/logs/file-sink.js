@@ -4,7 +4,7 @@ const { EventEmitter, once } = require('node:events')
 const fs = require('node:fs')
 const path = require('node:path')
 const { finished } = require('node:stream/promises')
-const rfs = require('rotating-file-stream')
+const { createStream: createRotatingFile } = require('./rotating-file')
 const { Ring } = require('./ring')
 const { rfsOptions, historyFiles, DEV_NULL } = require('./paths')
 
@@ -12,7 +12,7 @@ const { rfsOptions, historyFiles, DEV_NULL } = require('./paths')
 // lines only, so lines from different instances never interleave and rotation never cuts one.
 // Emits 'drain' when the bytes not yet on disk fall back under half the high-water mark.
 class FileSink extends EventEmitter {
-  constructor ({ file, rotate, ring = false, highWaterMark = 256 * 1024, createStream = rfs.createStream, logger }) {
+  constructor ({ file, rotate, ring = false, highWaterMark = 256 * 1024, createStream = createRotatingFile, logger }) {
     super()
     this.setMaxListeners(0) // every paused instance waits for 'drain'
     this.file = file
@@ -51,7 +51,9 @@ class FileSink extends EventEmitter {
       return null
     }
     stream.on('error', (err) => {
-      this.logger?.error({ event: 'log-error', file: this.file, err }, `writing ${this.file} failed; lines are dropped until reloadLogs`)
+      // EUNSAFE: a symbolic link, a file of another user (see rotating-file.js); the app runs on,
+      // its lines stay in memory for `xpm logs`, only this file is not written
+      this.logger?.error({ event: 'log-error', file: this.file, err }, `writing ${this.file} failed (${err.code === 'EUNSAFE' ? err.message : err.code || err.message}); its lines are not written to it until reloadLogs`)
       if (this.stream === stream) this.stream = null
     })
     stream.on('warning', (err) => this.logger?.warn({ event: 'log-warning', file: this.file, err }, err.message))

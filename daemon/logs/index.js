@@ -7,8 +7,10 @@ const { createEntryFormatter } = require('./format-entry')
 const { logPaths, normalizeRotate } = require('./paths')
 const { snapshot, complete } = require('./history')
 const { Subscribers } = require('./subscribers')
+const { RECORD_OVERHEAD } = require('./ring')
 
-const MAX_PENDING = 10000 // live lines kept back while a tail reads history
+const MAX_PENDING = 10000 // live lines kept back while a tail reads history,
+const MAX_PENDING_BYTES = 4 * 1024 * 1024 // and their bytes (each line's text plus its record)
 const END_DEADLINE_MS = 2000 // how long close waits for workers' pipes to deliver their last lines
 const WRITE_PIECE = 16 * 1024
 
@@ -181,10 +183,13 @@ class LogSink extends EventEmitter {
     let cancelled = false
     let skipped = 0
     const pending = []
+    let pendingBytes = 0
     const unsubscribeRaw = this.subscribe(filter, (obj) => {
       if (live) onLine(obj)
-      else if (pending.length < MAX_PENDING) pending.push(obj)
-      else skipped++
+      else if (pending.length < MAX_PENDING && pendingBytes < MAX_PENDING_BYTES) {
+        pending.push(obj)
+        pendingBytes += obj.line.length + RECORD_OVERHEAD
+      } else skipped++
     })
     const unsubscribe = () => {
       cancelled = true

@@ -12,9 +12,10 @@ const MAX_BYTES = 16 * 1024 * 1024
 async function readLastLines (file, n, { skip = 0, maxBytes = MAX_BYTES, blockSize = BLOCK } = {}) {
   let fh
   try {
-    fh = await fs.promises.open(file, 'r')
+    // never through a symbolic link (the log writer refuses them too), never blocked by a FIFO
+    fh = await fs.promises.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
   } catch (err) {
-    if (err.code === 'ENOENT') return { lines: [], reachedStart: true, size: 0, ino: null, missing: true }
+    if (err.code === 'ENOENT' || err.code === 'ELOOP') return { lines: [], reachedStart: true, size: 0, ino: null, missing: true }
     throw err
   }
   try {

@@ -1,22 +1,99 @@
 'use strict'
 
-// The last lines written to one file, bounded by count and by bytes.
+// The last lines written to one file, bounded by count and by bytes, and all rings of the daemon
+// together bounded by a shared byte budget. What they hold is a cache: `xpm logs` reads older
+// lines back from the files.
+//
+// Bytes count what a line costs in memory: its text plus RECORD_OVERHEAD for the objects that
+// carry it. Each ring keeps at most maxLines and maxBytes; when all rings together pass the
+// budget, every ring gives back down to an equal share of it (budget / rings). A ring the log
+// sink has dropped leaves the budget when it is garbage-collected.
+const MAX_LINES = 1000
+const MAX_BYTES = 256 * 1024 // per file
+const TOTAL_BYTES = 16 * 1024 * 1024 // all files of the daemon together
+const RECORD_OVERHEAD = 160
+
+class RingBudget {
+  constructor (total = TOTAL_BYTES) {
+    this.total = total
+    this.bytes = 0
+    this.rings = new Map() // WeakRef(ring) → its account ({ bytes })
+    this.registry = new FinalizationRegistry(({ ref, account }) => {
+      if (this.rings.delete(ref)) this.bytes -= account.bytes
+    })
+  }
+
+  add (ring) {
+    const ref = new WeakRef(ring)
+    this.rings.set(ref, ring.account)
+    this.registry.register(ring, { ref, account: ring.account }, ring)
+    return ref
+  }
+
+  remove (ring) {
+    this.registry.unregister(ring)
+    if (this.rings.delete(ring.ref)) this.bytes -= ring.account.bytes
+  }
+
+  share () {
+    return Math.floor(this.total / Math.max(1, this.rings.size))
+  }
+
+  // Over the budget: every ring down to its share, so the budget is met again. Runs when rings
+  // were added since the last time (a ring over its share trims itself as it is written).
+  enforce () {
+    const share = this.share()
+    for (const [ref, account] of this.rings) {
+      const ring = ref.deref()
+      if (ring) ring.trim(share, 0)
+      else {
+        this.rings.delete(ref) // collected, its finalizer not run yet
+        this.bytes -= account.bytes
+        account.bytes = 0
+      }
+    }
+  }
+}
+
+const shared = new RingBudget()
+
 class Ring {
-  constructor ({ maxLines = 1000, maxBytes = 512 * 1024 } = {}) {
+  constructor ({ maxLines = MAX_LINES, maxBytes = MAX_BYTES, budget = shared } = {}) {
     this.maxLines = maxLines
     this.maxBytes = maxBytes
     this.items = new Array(maxLines)
     this.head = 0
     this.length = 0
-    this.bytes = 0
+    this.account = { bytes: 0 } // shared with the budget's finalizer, which outlives the ring
+    this.budget = budget
+    this.ref = budget ? budget.add(this) : null
+  }
+
+  get bytes () {
+    return this.account.bytes
   }
 
   push (record) {
     if (this.length === this.maxLines) this.shift()
     this.items[(this.head + this.length) % this.maxLines] = record
     this.length++
-    this.bytes += record.size
-    while (this.bytes > this.maxBytes && this.length > 1) this.shift()
+    this.charge(cost(record))
+    this.trim(this.maxBytes, 1)
+    if (this.budget && this.budget.bytes > this.budget.total) {
+      const share = this.budget.share()
+      if (this.bytes > share) this.trim(share, 0)
+      if (this.budget.bytes > this.budget.total) this.budget.enforce()
+    }
+  }
+
+  // Drops the oldest lines until the ring holds at most `bytes` (keeping at least `keep` lines).
+  trim (bytes, keep) {
+    while (this.bytes > bytes && this.length > keep) this.shift()
+  }
+
+  charge (bytes) {
+    this.account.bytes += bytes
+    if (this.budget) this.budget.bytes += bytes
   }
 
   shift () {
@@ -24,7 +101,7 @@ class Ring {
     this.items[this.head] = undefined
     this.head = (this.head + 1) % this.maxLines
     this.length--
-    this.bytes -= record.size
+    this.charge(-cost(record))
   }
 
   first () {
@@ -41,8 +118,19 @@ class Ring {
     this.items = new Array(this.maxLines)
     this.head = 0
     this.length = 0
-    this.bytes = 0
+    this.charge(-this.bytes)
+  }
+
+  // Leaves the budget now rather than when collected.
+  release () {
+    this.clear()
+    this.budget?.remove(this)
+    this.budget = null
   }
 }
 
-module.exports = { Ring }
+function cost (record) {
+  return record.size + RECORD_OVERHEAD
+}
+
+module.exports = { Ring, RingBudget, MAX_LINES, MAX_BYTES, TOTAL_BYTES, RECORD_OVERHEAD }

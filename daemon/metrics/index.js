@@ -1,49 +1,105 @@
 'use strict'
 
-// Per-process metrics in the daemon: CPU and memory of every tracked pid sampled from the OS on
-// one schedule, merged with what each worker's agent reports, plus a short history per process.
+// Per-process metrics in the daemon: CPU and memory of every tracked pid sampled from the OS,
+// merged with what each worker's agent reports, plus a short history per process.
 // CPU% is always "since this pid's previous sample", so every reader sees the same figure.
+//
+// Cost follows attention. Sampling runs at the full rate (FULL_MS) only while someone watches:
+// a subscriber (`xpm monit`, watch()), or a lease of LEASE_MS that every `list`/`show` takes
+// (touch()); and, always, for the processes with a memory limit (the policy checks them on every
+// 'sample'). Otherwise every process is sampled once per SLOW_MS, so that `list` still has a CPU
+// baseline. A `list` or `show` finding a figure older than FRESH_MS samples it on demand first
+// (fresh()). Agents report on the same schedule: the daemon sends each one its interval (an
+// internal NODE_ message, invisible to the app) when it starts and whenever the rate changes.
+// Reads of /proc go CONCURRENCY at a time, so a round over 1,000 pids never floods the thread
+// pool (which the log files share) nor holds the event loop (the cluster's accept loop).
 const { EventEmitter } = require('node:events')
 const { performance } = require('node:perf_hooks')
 const { createProcSampler, cpuPercent } = require('./proc-sampler')
-const { History } = require('./history')
+const { PointHistory, POINT_BYTES, POINT_FIELDS } = require('./history')
 const { agentMetrics } = require('./agent-message')
+
+const FULL_MS = 1000
+const SLOW_MS = 30000
+const LEASE_MS = 10000
+const FRESH_MS = 2000
+const CONCURRENCY = 8
+const HISTORY_POINTS = 120 // per process: two minutes at the full rate, 7.5 KiB
+const HISTORY_BUDGET = 4 * 1024 * 1024 // all processes together (fewer points each past ~550)
+const MIN_HISTORY_POINTS = 8
+const SEED_POINTS = 8000 // history points in a subscribe reply, all processes together (~0.5 MB)
+const SCHEDULE_CMD = 'NODE_XPM_METRICS' // see lib/worker/metrics-schedule.js
 
 function round2 (value) {
   return Math.round(value * 100) / 100
 }
 
 class Metrics extends EventEmitter {
-  constructor ({ intervalMs = 1000, historySize = 120, sampler = createProcSampler(), now = () => performance.now(), clock = Date.now } = {}) {
+  constructor ({
+    fullMs = FULL_MS, slowMs = SLOW_MS, leaseMs = LEASE_MS, freshMs = FRESH_MS,
+    historySize = HISTORY_POINTS, historyBudget = HISTORY_BUDGET, concurrency = CONCURRENCY,
+    sampler = createProcSampler(), now = () => performance.now(), clock = Date.now,
+    timers = { setTimeout, clearTimeout }
+  } = {}) {
     super()
-    this.intervalMs = intervalMs
-    this.historySize = historySize
-    this.sampler = sampler
-    this.now = now
-    this.clock = clock
+    Object.assign(this, { fullMs, slowMs, leaseMs, freshMs, historySize, historyBudget, concurrency, sampler, now, clock, timers })
     this.states = new Map()
+    this.limited = 0 // tracked processes with a memory limit
+    this.watchers = 0
+    this.leaseUntil = -Infinity
+    this.leaseTimer = null
+    this.agentsFull = false // the interval last sent to the agents
+    this.started = false
     this.timer = null
-    this.running = false
+    this.timerDue = Infinity
+    this.lastRoundAt = -Infinity
+    this.lastAllAt = -Infinity
+    this.inflight = null // the sampling under way (a round or an on-demand sample)
+    this.rounds = 0
+    this.reads = 0
   }
 
-  // A new pid for a known id (a restart) keeps the history but starts CPU and agent data afresh.
-  track (id, pid) {
+  // ---- processes ----------------------------------------------------------------------------
+
+  // limited: sample it at the full rate always (max_memory_restart). send(msg): how to reach its
+  // agent, null when it has none. A new pid for a known id (a restart) keeps the history but
+  // starts CPU and agent data afresh.
+  track (id, pid, { limited = false, send = null } = {}) {
     const old = this.states.get(id)
-    if (old && old.pid === pid) return
-    this.states.set(id, { pid, prev: null, os: null, agent: null, history: old ? old.history : new History(this.historySize) })
+    if (old && old.pid === pid) {
+      this.setLimited(old, limited)
+      if (send && !old.send) { old.send = send; this.tellAgent(old) }
+      return
+    }
+    if (old) this.setLimited(old, false)
+    const state = { pid, prev: null, os: null, agent: null, sampledAt: -Infinity, limited: false, send, history: old ? old.history : new PointHistory() }
+    this.states.set(id, state)
+    this.setLimited(state, limited)
+    this.tellAgent(state)
   }
 
   untrack (id) {
+    const state = this.states.get(id)
+    if (!state) return
+    this.setLimited(state, false)
     this.states.delete(id)
   }
 
+  setLimited (state, limited) {
+    if (state.limited === limited) return
+    state.limited = limited
+    this.limited += limited ? 1 : -1
+    if (limited) this.schedule()
+  }
+
   // True when `msg` is an agent metrics report (consumed here); false for anything else, such as
-  // the app's own messages or other agent messages.
+  // the app's own messages or other agent messages. A report carries only the figures that
+  // changed since the agent's previous one.
   onAgentMessage (id, msg) {
     const data = agentMetrics(msg)
     if (data === undefined) return false
     const state = this.states.get(id)
-    if (state && data) state.agent = { ...data, at: this.clock() }
+    if (state && data) state.agent = { ...(state.agent || EMPTY_AGENT), ...data, at: this.clock() }
     return true
   }
 
@@ -52,9 +108,24 @@ class Metrics extends EventEmitter {
     return state ? merge(state) : null
   }
 
-  history (id) {
+  // Oldest first. since: an `at` (epoch ms); max: the newest n points; fields: which figures.
+  history (id, options) {
     const state = this.states.get(id)
-    return state ? state.history.toArray() : []
+    return state ? state.history.toArray(options) : []
+  }
+
+  // The recent history of many processes at once, for a dashboard's first frame: the points of
+  // the last historySize full-rate intervals, at most SEED_POINTS over all of them (fewer each
+  // past 66 processes), with the point figures `fields` names (all without).
+  recent (ids, { fields = null } = {}) {
+    const keys = fields
+      ? POINT_FIELDS.filter((f) => f === 'at' || fields.includes(f) || fields.includes(`metrics.${f}`) || fields.includes('metrics'))
+      : POINT_FIELDS
+    const max = Math.max(1, Math.min(this.historySize, Math.floor(SEED_POINTS / Math.max(1, ids.length))))
+    const since = this.clock() - this.historySize * this.fullMs
+    const out = {}
+    for (const id of ids) out[id] = this.history(id, { since, max, fields: keys })
+    return out
   }
 
   snapshot () {
@@ -66,42 +137,185 @@ class Metrics extends EventEmitter {
     return out
   }
 
+  // ---- attention ----------------------------------------------------------------------------
+
+  get watched () {
+    return this.watchers > 0 || this.now() < this.leaseUntil
+  }
+
+  // A subscriber: full rate until the returned release() is called (once is enough).
+  watch () {
+    this.watchers++
+    this.attentionChanged()
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      this.watchers--
+      this.attentionChanged()
+    }
+  }
+
+  // Someone looked (`list`, `show`): full rate for the next leaseMs.
+  touch () {
+    this.leaseUntil = this.now() + this.leaseMs
+    if (!this.leaseTimer) this.armLease(this.leaseMs)
+    this.attentionChanged()
+  }
+
+  armLease (ms) {
+    this.leaseTimer = this.timers.setTimeout(() => {
+      this.leaseTimer = null
+      const left = this.leaseUntil - this.now()
+      if (left > 0) this.armLease(left)
+      else this.attentionChanged()
+    }, ms)
+    this.leaseTimer.unref?.()
+  }
+
+  attentionChanged () {
+    const full = this.watched
+    if (full !== this.agentsFull) {
+      this.agentsFull = full
+      for (const state of this.states.values()) this.tellAgent(state)
+    }
+    this.schedule()
+  }
+
+  agentInterval () {
+    return this.agentsFull ? this.fullMs : this.slowMs
+  }
+
+  tellAgent (state) {
+    if (!state.send) return
+    try {
+      state.send({ cmd: SCHEDULE_CMD, intervalMs: this.agentInterval() })
+    } catch {} // a closing channel: its exit is reported elsewhere
+  }
+
+  // ---- schedule -----------------------------------------------------------------------------
+
   start () {
-    if (this.timer) return
-    this.timer = setInterval(() => {
-      this.tick().catch((err) => {
-        if (this.listenerCount('error') > 0) this.emit('error', err)
-        else process.emitWarning(err)
-      })
-    }, this.intervalMs)
-    this.timer.unref()
+    if (this.started) return
+    this.started = true
+    if (this.lastAllAt === -Infinity) this.lastAllAt = this.now()
+    this.schedule()
   }
 
   stop () {
-    clearInterval(this.timer)
+    this.started = false
+    this.timers.clearTimeout(this.timer)
+    this.timers.clearTimeout(this.leaseTimer)
     this.timer = null
+    this.leaseTimer = null
+    this.timerDue = Infinity
   }
 
-  // One sampling round over every tracked pid, concurrently. A round still running when the next
-  // is due makes that one a no-op (returns false) instead of piling reads up.
+  // When the next round is due: one full interval after the last round while anything needs the
+  // full rate, else one slow interval after the last round over every process.
+  nextDue () {
+    if (this.watched || this.limited > 0) return this.lastRoundAt + this.fullMs
+    return this.lastAllAt + this.slowMs
+  }
+
+  // Arms the round timer for the next due time; a timer already due earlier stays.
+  schedule () {
+    if (!this.started) return
+    const due = this.nextDue()
+    if (this.timer && this.timerDue <= due) return
+    this.timers.clearTimeout(this.timer)
+    this.timerDue = due
+    this.timer = this.timers.setTimeout(() => {
+      this.timer = null
+      this.timerDue = Infinity
+      this.scheduledRound().catch((err) => {
+        if (this.listenerCount('error') > 0) this.emit('error', err)
+        else process.emitWarning(err)
+      }).finally(() => this.schedule())
+    }, Math.max(0, due - this.now()))
+    this.timer.unref?.()
+  }
+
+  async scheduledRound () {
+    while (this.inflight) await this.inflight.catch(() => {})
+    if (this.started) await this.tick()
+  }
+
+  // One sampling round: every process while watched or when the slow round is due, else only
+  // those with a memory limit. A round still running when the next is due makes that one a no-op
+  // (returns false) instead of piling reads up.
   async tick () {
-    if (this.running) return false
-    this.running = true
-    try {
-      const round = [...this.states]
-      await Promise.all(round.map(([id, state]) => this.sampleOne(id, state)))
-      for (const [id, state] of round) {
-        if (this.states.get(id) === state && state.os) state.history.push(merge(state))
-      }
-    } finally {
-      this.running = false
+    if (this.inflight) return false
+    const t = this.now()
+    const all = this.watched || t - this.lastAllAt >= this.slowMs - this.fullMs / 2
+    this.lastRoundAt = t
+    if (all) this.lastAllAt = t
+    // A process read in the last half interval (on demand) is not read again so soon.
+    const round = []
+    for (const entry of this.states) {
+      if ((all || entry[1].limited) && t - entry[1].sampledAt >= this.fullMs / 2) round.push(entry)
     }
-    this.emit('sample', this.snapshot())
+    this.rounds++
+    await this.exclusive(() => this.sampleAll(round, { history: true }))
     return true
+  }
+
+  // On demand, for `list` and `show`: samples the given ids (all when null) whose last sample is
+  // older than freshMs, then resolves. Also takes the attention lease.
+  async fresh (ids = null) {
+    this.touch()
+    while (this.inflight) await this.inflight.catch(() => {})
+    const t = this.now()
+    const stale = []
+    const consider = (id, state) => { if (state && t - state.sampledAt >= this.freshMs) stale.push([id, state]) }
+    if (ids === null) for (const [id, state] of this.states) consider(id, state)
+    else for (const id of ids) consider(id, this.states.get(id))
+    if (stale.length) await this.exclusive(() => this.sampleAll(stale, { history: false }))
+  }
+
+  async exclusive (fn) {
+    this.inflight = fn()
+    try {
+      await this.inflight
+    } finally {
+      this.inflight = null
+    }
+  }
+
+  // Samples [id, state] pairs, at most `concurrency` at a time, then emits 'sample' with a Map of
+  // id → latest point of those sampled.
+  async sampleAll (entries, { history }) {
+    let next = 0
+    const worker = async () => {
+      while (next < entries.length) {
+        const [id, state] = entries[next++]
+        await this.sampleOne(id, state)
+      }
+    }
+    if (!entries.length) return
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, entries.length) }, worker))
+    const out = new Map()
+    const limit = history ? this.historyLimit() : 0
+    for (const [id, state] of entries) {
+      if (this.states.get(id) !== state) continue
+      const point = merge(state)
+      if (!point) continue
+      out.set(id, point)
+      if (history && state.os) state.history.push(point, limit)
+    }
+    this.emit('sample', out)
+  }
+
+  // Points each process may keep: historySize, fewer once the processes together would pass
+  // the history budget.
+  historyLimit () {
+    const share = Math.floor(this.historyBudget / POINT_BYTES / Math.max(1, this.states.size))
+    return Math.min(this.historySize, Math.max(MIN_HISTORY_POINTS, share))
   }
 
   async sampleOne (id, state) {
     let sample
+    this.reads++
     try {
       sample = await this.sampler.sample(state.pid)
     } catch {
@@ -116,7 +330,25 @@ class Metrics extends EventEmitter {
       cpu = cpuPercent(state.prev.ticks, sample.ticks, t - state.prev.t, this.sampler.clkTck)
     }
     state.prev = { ticks: sample.ticks, startTime: sample.startTime, t }
+    state.sampledAt = t
     state.os = { cpu: round2(cpu), memory: sample.rss, at: this.clock() }
+  }
+
+  // What the schedule is doing, for tests and diagnostics.
+  stats () {
+    let historyBytes = 0
+    for (const state of this.states.values()) historyBytes += state.history.bytes
+    return {
+      tracked: this.states.size,
+      limited: this.limited,
+      watchers: this.watchers,
+      watched: this.watched,
+      agentIntervalMs: this.agentInterval(),
+      nextRoundInMs: this.timer ? Math.max(0, this.timerDue - this.now()) : null,
+      rounds: this.rounds,
+      reads: this.reads,
+      historyBytes
+    }
   }
 }
 
@@ -144,4 +376,4 @@ function createMetrics (options) {
   return new Metrics(options)
 }
 
-module.exports = { createMetrics, Metrics }
+module.exports = { createMetrics, Metrics, FULL_MS, SLOW_MS, LEASE_MS, FRESH_MS, CONCURRENCY, HISTORY_POINTS, HISTORY_BUDGET, SCHEDULE_CMD }

@@ -1,14 +1,19 @@
 'use strict'
 
-// CPU time and resident memory of a pid, read from the OS. Linux reads /proc (two small async
-// reads per pid); other platforms ask `ps`. Never sync I/O: the daemon is the cluster primary.
-const fs = require('node:fs/promises')
+// CPU time and resident memory of a pid, read from the OS. Linux reads one small file per pid,
+// /proc/<pid>/stat (CPU ticks, start time and resident pages), with open/read/close on the
+// thread pool; other platforms ask `ps`. Never sync I/O: the daemon is the cluster primary.
+// How many pids are read at once is the caller's business (daemon/metrics/index.js batches).
+const fs = require('node:fs')
 const { execFile } = require('node:child_process')
 
 const DEFAULT_CLK_TCK = 100 // sysconf(_SC_CLK_TCK) is 100 on every mainstream Linux build
+const DEFAULT_PAGE_SIZE = 4096
+const STAT_BYTES = 1024 // a stat line is about 300 bytes; a longer one is read again in full
 
 // /proc/<pid>/stat: "pid (comm) state ppid ...". comm may hold spaces and parentheses, so fields
-// are counted from the last ')'. After it, index 0 is field 3 (state).
+// are counted from the last ')'. After it, index 0 is field 3 (state). Field 24 (rss) is in
+// pages: the same count as VmRSS in /proc/<pid>/status, which is what `ps` and `top` show.
 function parseStat (text) {
   const close = text.lastIndexOf(')')
   if (close === -1) return null
@@ -16,8 +21,9 @@ function parseStat (text) {
   const utime = Number(fields[14 - 3])
   const stime = Number(fields[15 - 3])
   const startTime = Number(fields[22 - 3])
+  const rssPages = Number(fields[24 - 3])
   if (!Number.isFinite(utime) || !Number.isFinite(stime)) return null
-  return { ticks: utime + stime, startTime }
+  return { ticks: utime + stime, startTime, rssPages: Number.isFinite(rssPages) ? rssPages : 0 }
 }
 
 // VmRSS from /proc/<pid>/status, in bytes (the kernel writes kB). Absent for zombies.
@@ -49,8 +55,40 @@ function run (file, args) {
   })
 }
 
+// A small /proc file as text: open, one read, close (readFile() would allocate 64 KiB for a file
+// whose size the kernel reports as 0, and take five trips through the thread pool).
+function readSmall (file, size = STAT_BYTES) {
+  return new Promise((resolve, reject) => {
+    fs.open(file, 'r', (err, fd) => {
+      if (err) return reject(err)
+      const buf = Buffer.allocUnsafe(size)
+      fs.read(fd, buf, 0, size, 0, (readErr, bytes) => {
+        fs.close(fd, () => {})
+        if (readErr) return reject(readErr)
+        if (bytes === size) return fs.readFile(file, 'latin1', (e, text) => e ? reject(e) : resolve(text))
+        resolve(buf.toString('latin1', 0, bytes))
+      })
+    })
+  })
+}
+
+// The kernel's page size, without sync I/O or a child process: process.memoryUsage.rss() is this
+// process's stat rss field times the page size, so the two, read back to back, give it (rounded
+// to a power of two, which absorbs the pages touched in between).
+async function detectPageSize (procRoot = '/proc') {
+  try {
+    const pages = parseStat(await readSmall(`${procRoot}/self/stat`))?.rssPages
+    const bytes = process.memoryUsage.rss()
+    if (!(pages > 0)) return DEFAULT_PAGE_SIZE
+    const size = 2 ** Math.round(Math.log2(bytes / pages))
+    return size >= 4096 && size <= 65536 ? size : DEFAULT_PAGE_SIZE
+  } catch {
+    return DEFAULT_PAGE_SIZE
+  }
+}
+
 // sample(pid) → { ticks, startTime, rss } on Linux, { cpu, rss } elsewhere, null if the pid is gone.
-function createProcSampler ({ platform = process.platform, clkTck = DEFAULT_CLK_TCK, procRoot = '/proc' } = {}) {
+function createProcSampler ({ platform = process.platform, clkTck = DEFAULT_CLK_TCK, procRoot = '/proc', pageSize = null } = {}) {
   if (platform !== 'linux') {
     return {
       clkTck,
@@ -60,16 +98,14 @@ function createProcSampler ({ platform = process.platform, clkTck = DEFAULT_CLK_
       }
     }
   }
+  let page = pageSize ? Promise.resolve(pageSize) : null
   return {
     clkTck,
     async sample (pid) {
+      page ??= detectPageSize(procRoot)
       try {
-        const [stat, status] = await Promise.all([
-          fs.readFile(`${procRoot}/${pid}/stat`, 'utf8'),
-          fs.readFile(`${procRoot}/${pid}/status`, 'utf8')
-        ])
-        const parsed = parseStat(stat)
-        return parsed && { ...parsed, rss: parseVmRss(status) }
+        const parsed = parseStat(await readSmall(`${procRoot}/${pid}/stat`))
+        return parsed && { ticks: parsed.ticks, startTime: parsed.startTime, rss: parsed.rssPages * await page }
       } catch (err) {
         if (isGone(err)) return null
         throw err
@@ -86,11 +122,11 @@ async function readStartTime (pid, { platform = process.platform, procRoot = '/p
     return out ? out.trim() || null : null
   }
   try {
-    return parseStat(await fs.readFile(`${procRoot}/${pid}/stat`, 'utf8'))?.startTime ?? null
+    return parseStat(await readSmall(`${procRoot}/${pid}/stat`))?.startTime ?? null
   } catch (err) {
     if (isGone(err)) return null
     throw err
   }
 }
 
-module.exports = { createProcSampler, readStartTime, cpuPercent, parseStat, parseVmRss, parsePs, DEFAULT_CLK_TCK }
+module.exports = { createProcSampler, readStartTime, detectPageSize, cpuPercent, parseStat, parseVmRss, parsePs, DEFAULT_CLK_TCK }

@@ -45,6 +45,7 @@ class Instance extends EventEmitter {
     this.restartTimer = null
     this.lastRestartDelay = 0
     this.lastRestartReason = null
+    this.givingUp = null // the reason, while giveUp() stops the process
   }
 
   get name () { return this.app.name }
@@ -103,6 +104,7 @@ class Instance extends EventEmitter {
   launch () {
     clearTimeout(this.restartTimer)
     this.restartTimer = null
+    this.givingUp = null
     const handle = this.fork()
     this.handle = handle
     this.startedAt = performance.now()
@@ -137,6 +139,12 @@ class Instance extends EventEmitter {
     this.lastExit = { code: exit.code, signal: exit.signal, at: Date.now(), uptime: Math.round(performance.now() - this.startedAt) }
     this.onlineSince = 0
     if (this.status === STATUS.STOPPING || this.status === STATUS.STOPPED) return
+    if (this.givingUp) {
+      this.lastExit.reason = this.givingUp
+      this.givingUp = null
+      this.setStatus(STATUS.ERRORED, { exit, reason: this.lastExit.reason })
+      return
+    }
     const decision = holdUnderWatch(this.spec, decideRestart({
       policy: policyFromSpec(this.spec),
       exit: { ...exit, uptime },
@@ -153,6 +161,7 @@ class Instance extends EventEmitter {
     this.crashTimes = decision.crashTimes
     this.unstableRuns = decision.unstableRuns
     if (decision.action === 'errored') {
+      this.lastExit.reason = `${crash}; ${decision.reason}`
       this.setStatus(STATUS.ERRORED, { exit, reason: decision.reason })
       return
     }
@@ -231,6 +240,7 @@ class Instance extends EventEmitter {
     this.restartTimer = null
     this.spare = null
     this.handle = spare
+    this.givingUp = null
     this.startedAt = performance.now()
     this.onlineSince = Date.now()
     this.emit('process', spare)
@@ -247,6 +257,23 @@ class Instance extends EventEmitter {
     }
     step({ type: 'stopped', id: this.id, instance: this.index, oldPid: previous?.pid ?? old.pid })
     return { oldPid: old.pid, newPid: spare.pid }
+  }
+
+  // A policy (memory limit, watch) that keeps restarting this slot gives up: its processes are
+  // stopped gracefully and it turns errored with `reason` (shown as the last exit's reason),
+  // until the user starts, restarts, stops or deletes it. Nothing to do if the user stopped it.
+  giveUp (reason) {
+    if (this.status === STATUS.STOPPED || this.status === STATUS.STOPPING) return Promise.resolve(false)
+    clearTimeout(this.restartTimer)
+    this.restartTimer = null
+    if (!this.pid) {
+      this.lastExit = { ...this.lastExit, reason }
+      if (this.status === STATUS.ERRORED) this.emit('change')
+      else this.setStatus(STATUS.ERRORED, { reason })
+      return Promise.resolve(true)
+    }
+    this.givingUp = reason
+    return Promise.all(this.processes().map((h) => stopProcess(h, this.spec))).then(() => true)
   }
 
   signal (name) {

@@ -3,8 +3,11 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { XpmError } = require('../../lib/errors')
-const { writeFileAtomic, readJsonFile } = require('../../lib/state/atomic-write')
-const { serializeState, parseState, countInstances, summarizeApps } = require('../../lib/state/state-format')
+const { isAlive } = require('../../lib/pid')
+const { writeFileAtomic } = require('../../lib/state/atomic-write')
+const { readSavedState } = require('../../lib/state/read-saved')
+const { serializeState, countInstances, summarizeApps } = require('../../lib/state/state-format')
+const { checkHandover } = require('./handover')
 const { appsSnapshot } = require('./snapshot')
 const { registerApps, startRegistered } = require('./restore')
 const { reapOrphans } = require('./reap-orphans')
@@ -18,7 +21,10 @@ const { StateKeeper } = require('./state-keeper')
 // At start-up: stop the processes a crashed daemon left behind, then restore, in this order:
 // update.json if present, else state.json if the previous daemon did not shut down cleanly,
 // else dump.json when started with --resurrect. A clean `xpm kill` restores nothing.
-function createPersistence ({ paths, supervisor, logger = null, version = null, resurrect = false, keepState = true, now = Date.now }) {
+// Damaged files never lose apps silently (lib/state/read-saved.js): a damaged state.json or
+// dump.json is set aside and its .bak copy used, and the log, the CLI and the notice say so; a
+// stale update.json (handover.js) is ignored and removed.
+function createPersistence ({ paths, supervisor, logger = null, version = null, resurrect = false, keepState = true, now = Date.now, alive = isAlive, validate = undefined }) {
   const updateFile = path.join(paths.home, 'update.json')
   const daemon = { pid: process.pid, version }
   const pending = new Map()
@@ -34,45 +40,56 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
     return run
   }
 
-  const load = async (file, { fallback = false } = {}) => {
-    const read = await readJsonFile(file, { fallback })
-    return read ? { from: read.from, state: parseState(read.value, { file: read.from }) } : null
+  const load = (file, options = {}) => readSavedState(file, { now, ...options })
+  const warnDamaged = (read) => {
+    if (read?.damaged) logger?.warn({ event: 'restore', file: read.damaged.file, setAside: read.damaged.setAside, used: read.from, mayBeMissing: read.damaged.mayBeMissing }, read.damaged.message)
+    return read
   }
 
   // Before the socket listens: decide what to restore and register it (fast, no process started),
   // so the first client already sees the apps and the notice.
   async function prepare () {
     if (!keepState) return
+    let stateRead = null
     try {
-      previous = (await load(paths.stateFile))?.state ?? null
+      stateRead = warnDamaged(await load(paths.stateFile, { fallback: true }))
+      previous = stateRead?.state ?? null
     } catch (err) {
       logger?.error({ event: 'restore', err }, `ignoring an unreadable ${paths.stateFile}: ${err.message}`)
     }
     let source = null
     try {
       const update = await load(updateFile)
-      if (update) source = { reason: 'update', ...update }
+      if (update) {
+        const verdict = checkHandover({ update: update.state, previous, now: now(), isAlive: alive })
+        if (verdict.fresh) source = { reason: 'update', ...update }
+        else {
+          logger?.warn({ event: 'restore', file: updateFile, savedAt: update.state.savedAt, writer: update.state.daemon?.pid ?? null }, `ignoring and removing a stale ${updateFile}: ${verdict.why}`)
+          await fs.promises.rm(updateFile, { force: true })
+        }
+      }
     } catch (err) {
       logger?.error({ event: 'restore', err }, `ignoring an unreadable ${updateFile}: ${err.message}`)
     }
-    if (!source && previous && !previous.cleanShutdown) source = { reason: 'crash', from: paths.stateFile, state: previous }
+    if (!source && previous && !previous.cleanShutdown) source = { reason: 'crash', ...stateRead }
     if (!source && resurrect) {
       try {
-        const dump = await load(paths.dumpFile, { fallback: true })
+        const dump = warnDamaged(await load(paths.dumpFile, { fallback: true, promote: true }))
         if (dump) source = { reason: 'resurrect', ...dump }
       } catch (err) {
         logger?.error({ event: 'restore', err }, `cannot resurrect: ${err.message}`)
       }
     }
     if (!source) return
-    const { registered, skipped } = registerApps(supervisor, source.state, { pending, logger })
+    const { registered, skipped } = registerApps(supervisor, source.state, { pending, logger, validate })
     plan = { ...source, registered, skipped }
     notice = {
       reason: source.reason,
       apps: registered.length,
       instances: countInstances(source.state, 'online'),
       previousPid: previous?.daemon?.pid ?? null,
-      at: now()
+      at: now(),
+      ...(source.damaged ? { warning: source.damaged.message } : {})
     }
     const why = { crash: `the previous daemon (pid ${notice.previousPid ?? '?'}) did not shut down cleanly`, update: 'xpm update', resurrect: '--resurrect' }[source.reason]
     logger?.warn({ event: 'restore', reason: source.reason, file: source.from, apps: registered.map((a) => a.name) }, `restoring ${registered.length} app(s) from ${source.from} (${why})`)
@@ -104,24 +121,26 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
   const methods = {
     save: (params) => serial(async () => {
       const apps = appsSnapshot(supervisor, pending)
-      if (!apps.length && params.force !== true) {
-        const existing = await load(paths.dumpFile).catch(() => null)
-        if (existing?.state.apps.length) {
-          throw new XpmError('XPM_ERR_SAVE_EMPTY',
-            `No app is managed; saving would replace the ${existing.state.apps.length} app(s) in ${paths.dumpFile} with none. Use \`xpm save --force\` to do it anyway`,
-            { details: { file: paths.dumpFile, saved: existing.state.apps.length } })
-        }
+      // a damaged dump.json is set aside (and dump.json.bak put in its place) before the write,
+      // so that it never becomes dump.json.bak itself
+      const existing = warnDamaged(await load(paths.dumpFile, { fallback: true, promote: true }).catch(() => null))
+      if (!apps.length && params.force !== true && existing?.state.apps.length) {
+        throw new XpmError('XPM_ERR_SAVE_EMPTY',
+          `No app is managed; saving would replace the ${existing.state.apps.length} app(s) in ${paths.dumpFile} with none. Use \`xpm save --force\` to do it anyway`,
+          { details: { file: paths.dumpFile, saved: existing.state.apps.length } })
       }
       await writeFileAtomic(paths.dumpFile, serializeState({ apps, cleanShutdown: true, daemon, now }), { backup: true })
-      return { file: paths.dumpFile, ...summarizeApps(apps) }
+      return { file: paths.dumpFile, ...summarizeApps(apps), ...(existing?.damaged ? { damaged: existing.damaged } : {}) }
     }),
 
+    // A damaged dump.json: the apps of dump.json.bak are started, and the reply says so in
+    // `damaged` (the CLI prints it and exits 1, XPM_ERR_DUMP_DAMAGED).
     resurrect: () => serial(async () => {
-      const dump = await load(paths.dumpFile, { fallback: true })
+      const dump = warnDamaged(await load(paths.dumpFile, { fallback: true, promote: true }))
       if (!dump) return { file: paths.dumpFile, missing: true, results: [] }
-      const { registered, skipped } = registerApps(supervisor, dump.state, { pending, logger })
+      const { registered, skipped } = registerApps(supervisor, dump.state, { pending, logger, validate })
       const results = await startRegistered(supervisor, registered, { pending })
-      return { file: dump.from, results: [...results, ...skipped] }
+      return { file: dump.from, results: [...results, ...skipped], ...(dump.damaged ? { damaged: dump.damaged } : {}) }
     }),
 
     // `xpm update`, step 1: the old daemon writes what the new one restores at its start.

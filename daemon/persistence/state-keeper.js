@@ -6,7 +6,8 @@ const { appsSnapshot, processesSnapshot, StartTimes } = require('./snapshot')
 
 // Keeps XPM_HOME/state.json equal to the daemon's desired state: every supervisor 'change' is
 // saved after a short debounce and every 'forked' process at once; writes never overlap, and a
-// burst of changes costs one write.
+// burst of changes costs one write. The previous write stays as state.json.bak, so a damaged
+// state.json (a disk error, a hand edit) does not cost the next daemon its orphan reaping.
 // At shutdown the state is frozen first (stopping every app is not a change of mind) and marked
 // clean, so the next daemon knows there is nothing to recover.
 class StateKeeper {
@@ -63,7 +64,7 @@ class StateKeeper {
     const processes = await processesSnapshot(this.supervisor, this.startTimes)
     const text = serializeState({ apps, processes, cleanShutdown: this.clean, daemon: this.daemon, now: this.now })
     try {
-      await this.write(this.file, text)
+      await this.write(this.file, text, { backup: true }) // state.json.bak: the save before, for a damaged state.json
       if (this.failing) this.logger?.info({ event: 'state-saved', file: this.file }, 'saving the state works again')
       this.failing = false
     } catch (err) {

@@ -1,10 +1,12 @@
 'use strict'
 
+const { performance } = require('node:perf_hooks')
 const { STATUS } = require('../process-state')
 const { createAppWatcher, watchKey } = require('./watch')
 const { createCronJob } = require('./cron')
-const { checkMemory } = require('./memory-limit')
+const { checkMemory, isWithinLimit } = require('./memory-limit')
 const { createReplacer } = require('./replace')
+const { createRestartGuard } = require('./restart-guard')
 
 const TRANSITIONAL = new Set([STATUS.LAUNCHING, STATUS.STOPPING, STATUS.WAITING])
 
@@ -17,12 +19,19 @@ const TRANSITIONAL = new Set([STATUS.LAUNCHING, STATUS.STOPPING, STATUS.WAITING]
 // instance that crashed (errored: under watch it waits for the next change, see watch-crash.js)
 // or exited on its own is restarted by a change or by cron, while one the user stopped, or one
 // that was never started (restored as stopped, scaled up while stopped), is left alone.
-function createPolicies ({ supervisor, metrics, logger, home = null }) {
+//
+// Watch and memory restarts go through the crash-loop accounting (restart-guard.js): they back
+// off, and an instance they keep restarting is given up on: errored, with the reason, and no
+// longer live, so no policy touches it until the user starts or restarts it.
+function createPolicies ({ supervisor, metrics, logger, home = null, now = () => performance.now(), clock = { setTimeout, clearTimeout } }) {
   const live = new Set() // instance ids launched since the user last stopped them
   const watchers = new Map() // app name → { key, handle: app watcher }
   const crons = new Map() // app name → { key, handle: cron job }
   const memoryBusy = new Set() // instance ids being replaced for memory
+  const withinLimit = new Map() // instance id → pid of its process once seen under its memory limit
+  const backoffs = new Set() // pending backoff waits: { timer, resolve }
   const replacer = createReplacer({ logger })
+  const guard = createRestartGuard({ now })
   let closed = false
 
   const restartable = (inst) => live.has(inst.id)
@@ -30,11 +39,71 @@ function createPolicies ({ supervisor, metrics, logger, home = null }) {
   // Watch restarts every live instance (one still starting may run the old code); cron leaves
   // alone instances on their way up or down, including those still inside the readiness wait
   // of their start (restarting those would fail the `xpm start` that launched them).
-  function restartApp (name, reason, { settledOnly = false, key }) {
+  function restartApp (name, reason, { settledOnly = false, key, counted = null }) {
     const app = supervisor.apps.get(name)
     if (!app || closed) return null
     const skip = (inst) => !restartable(inst) || (settledOnly && settling(inst))
-    return replacer.replace(app, app.instances.filter((inst) => !skip(inst)), reason, { key })
+    const instances = app.instances.filter((inst) => !skip(inst))
+    if (counted) return guardedReplace(app, instances, reason, { key, ...counted })
+    return replacer.replace(app, instances, reason, { key })
+  }
+
+  // A counted policy restart: each instance's accounting says restart (after a backoff) or give
+  // up. After the backoff, only instances still live and still running the process that was
+  // judged (or still not running) are restarted.
+  async function guardedReplace (app, instances, reason, { key, what, uptimeOf }) {
+    const go = []
+    let delay = 0
+    for (const inst of instances) {
+      const decision = guard.decide(inst, { spec: app.spec, uptime: uptimeOf(inst), what, cause: reason })
+      if (decision.action === 'errored') {
+        giveUp(app, inst, decision.reason)
+        continue
+      }
+      go.push({ inst, pid: inst.pid })
+      delay = Math.max(delay, decision.delay)
+    }
+    if (!go.length) return { done: [], failed: null }
+    if (delay > 0) {
+      logger?.warn({ event: 'policy', app: app.name, ids: go.map((g) => g.inst.id), reason, delay }, `${app.name}: ${reason}: restarting in ${delay} ms (backoff: restarted again soon after its start)`)
+      if (!(await wait(delay))) return { done: [], failed: null }
+    }
+    const still = go.filter(({ inst, pid }) => restartable(inst) && app.instances.includes(inst) && inst.pid === pid).map((g) => g.inst)
+    return replacer.replace(app, still, reason, { key })
+  }
+
+  function giveUp (app, inst, reason) {
+    live.delete(inst.id)
+    withinLimit.delete(inst.id)
+    logger?.error({ event: 'policy', app: app.name, id: inst.id, reason }, `${inst.label ?? `${app.name}[${inst.index}]`} errored: ${reason}`)
+    Promise.resolve(inst.giveUp(reason)).catch((err) => logger?.error({ event: 'policy', app: app.name, id: inst.id, err: err.message }, `${app.name}: giving up failed: ${err.message}`))
+    sync()
+  }
+
+  // Resolves true after ms, false when the policies close first.
+  function wait (ms) {
+    return new Promise((resolve) => {
+      const entry = { resolve }
+      entry.timer = clock.setTimeout(() => {
+        backoffs.delete(entry)
+        resolve(!closed)
+      }, ms)
+      backoffs.add(entry)
+    })
+  }
+
+  // How long a process worked before a watch change asked for its restart: its uptime when
+  // the change came (the debounce wait does not count); the last run's, if it is not running.
+  function watchUptime (inst) {
+    if (!inst.pid) return inst.lastExit?.uptime ?? 0
+    if (typeof inst.startedAt !== 'number') return 0
+    return Math.max(0, now() - (inst.spec.watchDelay ?? 1000) - inst.startedAt)
+  }
+
+  // A process that never was under its memory limit ran no stable while at all.
+  function memoryUptime (inst) {
+    if (withinLimit.get(inst.id) !== inst.pid || typeof inst.startedAt !== 'number') return 0
+    return now() - inst.startedAt
   }
 
   function settling (inst) {
@@ -54,7 +123,7 @@ function createPolicies ({ supervisor, metrics, logger, home = null }) {
         spec,
         home,
         logFiles: [spec.logs?.outFile, spec.logs?.errorFile, spec.logs?.logFile].filter(Boolean),
-        onTrigger: (reason) => restartApp(spec.name, reason, { key: 'watch' }),
+        onTrigger: (reason) => restartApp(spec.name, reason, { key: 'watch', counted: { what: 'watch restarts', uptimeOf: watchUptime } }),
         logger
       }))
       arm(crons, app.name, active && spec.cronRestart ? spec.cronRestart : null, () => createCronJob({
@@ -67,6 +136,8 @@ function createPolicies ({ supervisor, metrics, logger, home = null }) {
       for (const name of map.keys()) if (!supervisor.apps.has(name)) arm(map, name, null)
     }
     for (const id of live) if (!ids.has(id)) live.delete(id)
+    for (const id of withinLimit.keys()) if (!ids.has(id)) withinLimit.delete(id)
+    guard.prune(ids)
   }
 
   // Keeps map[name] in step with `key`: null closes it, a new key replaces it.
@@ -82,7 +153,10 @@ function createPolicies ({ supervisor, metrics, logger, home = null }) {
 
   function onCommand ({ type, instances }) {
     if (type !== 'stop') return
-    for (const inst of instances) live.delete(inst.id)
+    for (const inst of instances) {
+      live.delete(inst.id)
+      guard.forget(inst.id)
+    }
     sync()
   }
 
@@ -98,11 +172,14 @@ function createPolicies ({ supervisor, metrics, logger, home = null }) {
       for (const inst of app.instances) {
         if (inst.status !== STATUS.ONLINE || memoryBusy.has(inst.id) || !restartable(inst)) continue
         const sample = samples instanceof Map ? samples.get(inst.id) : metrics.latest?.(inst.id)
-        const over = checkMemory({ limit, sample, pid: inst.pid, since: inst.onlineSince })
+        const current = { limit, sample, pid: inst.pid, since: inst.onlineSince }
+        if (isWithinLimit(current)) withinLimit.set(inst.id, inst.pid)
+        const over = checkMemory(current)
         if (!over) continue
         memoryBusy.add(inst.id)
         logger?.warn({ event: 'memory', app: app.name, id: inst.id, processPid: inst.pid, rss: over.rss, limit }, `${app.name}[${inst.index}]: ${over.reason}, replacing it`)
-        replacer.replace(app, [inst], over.reason, { key: `memory:${inst.id}` })
+        guardedReplace(app, [inst], over.reason, { key: `memory:${inst.id}`, what: 'memory restarts', uptimeOf: memoryUptime })
+          .catch((err) => logger?.error({ event: 'memory', app: app.name, id: inst.id, err: err.message }, `${app.name}: memory restart failed: ${err.message}`))
           .finally(() => memoryBusy.delete(inst.id))
       }
     }
@@ -128,6 +205,11 @@ function createPolicies ({ supervisor, metrics, logger, home = null }) {
       supervisor.off('status', onStatus)
       supervisor.off('command', onCommand)
       metrics?.off('sample', onSample)
+      for (const entry of backoffs) {
+        clock.clearTimeout(entry.timer)
+        entry.resolve(false)
+      }
+      backoffs.clear()
       for (const map of [watchers, crons]) {
         for (const { handle } of map.values()) handle.close()
         map.clear()

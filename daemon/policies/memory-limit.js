@@ -15,8 +15,17 @@ function checkMemory ({ limit, sample, pid, since = 0 }) {
   return { rss, limit, reason: `memory (${formatMb(rss)} > ${formatBytes(limit)})` }
 }
 
+// A sample of the current process, taken since it came online, at or under the limit: the
+// process did run within its limit (a later memory restart is then a stable run). Pure.
+function isWithinLimit ({ limit, sample, pid, since = 0 }) {
+  if (!limit || !sample || !pid || typeof sample.memory !== 'number') return false
+  if (sample.pid !== undefined && sample.pid !== pid) return false
+  if (typeof sample.at === 'number' && sample.at < since) return false
+  return sample.memory <= limit
+}
+
 function formatMb (bytes) {
   return `${(bytes / 1024 / 1024).toFixed(1)}M`
 }
 
-module.exports = { checkMemory }
+module.exports = { checkMemory, isWithinLimit }

@@ -2,7 +2,7 @@
 
 const { XpmError } = require('../../lib/errors')
 
-const MAX_INSTANCES = 1024
+const { MAX_INSTANCES } = require('../../lib/config/limits') // the same bound as instances at start
 
 // `xpm scale <name> <n|+n|-n>`. The change arrives as the string the user typed. Pure.
 function parseScaleChange (value) {

@@ -10,8 +10,9 @@ const SETTLE_MS = 1000 // a restart passes through 'stopped': only a lasting end
 // to no file unless the app names one; the daemon's own events are JSON lines on stderr.
 // SIGTERM/SIGINT stop every app gracefully; the exit status is the apps' (0 when they stopped
 // as asked). The socket is still there, so `xpm list` and `xpm logs` work inside the container.
-async function main (argv) {
-  const program = buildProgram()
+// initWarning: the runtime is PID 1 without an init (pid1.js); said once the log is up.
+async function main (argv, { initWarning = null } = {}) {
+  const program = buildProgram({ initWarning })
   try {
     await program.parseAsync(argv)
   } catch (err) {
@@ -25,7 +26,7 @@ async function main (argv) {
   }
 }
 
-function buildProgram () {
+function buildProgram ({ initWarning = null } = {}) {
   const { Command } = require('commander')
   const program = new Command('xpm-runtime')
     .description('run apps in the foreground as a container\'s main process (PID 1)')
@@ -35,10 +36,10 @@ function buildProgram () {
     .exitOverride()
     .configureOutput({ outputError: (str, write) => write(str.replace(/^error: /, 'xpm-runtime: ')) })
   require('../../lib/cli/start-options').addStartOptions(program)
-  return program.action((target, opts, command) => run(target, opts, command.args.slice(1)))
+  return program.action((target, opts, command) => run(target, opts, command.args.slice(1), { initWarning }))
 }
 
-async function run (target, opts, scriptArgs) {
+async function run (target, opts, scriptArgs, { initWarning = null } = {}) {
   const { resolveStart } = require('../../lib/config')
   const resolved = await resolveStart({ target, flags: opts, scriptArgs, cwd: process.cwd(), env: process.env, only: opts.only, envName: opts.env })
   if (resolved.kind === 'name') {
@@ -46,6 +47,7 @@ async function run (target, opts, scriptArgs) {
   }
   const pino = require('pino')
   const logger = require('../logger').createLogger({ destination: pino.destination({ fd: 2, sync: true }) })
+  if (initWarning) logger.warn({ event: 'pid1-without-init' }, initWarning)
   let supervisor = null
   const daemon = await require('../index').main({
     runtime: true,

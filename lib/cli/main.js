@@ -1,14 +1,13 @@
 'use strict'
 
 const { action } = require('./run')
-const { version } = require('../../package.json')
 
 // The program: names, flags and help text. Each action lives in lib/cli/commands/ and is
 // required only when its command runs, so `xpm ping` never loads table or UI code.
 function buildProgram (argv = []) {
   const { Command } = require('commander')
   const program = new Command('xpm')
-    .version(version, '-v, --version')
+    .version(require('../../package.json').version, '-v, --version')
     .description('A production process manager for Node.js')
     .showSuggestionAfterError(true)
     .exitOverride()

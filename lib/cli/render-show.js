@@ -3,6 +3,13 @@
 const { formatBytes, formatDuration, formatUptime } = require('../quantity')
 const { formatPercent } = require('./format')
 
+// The fields `xpm show` prints: the daemon sends these only (no history, a few spec keys).
+const SHOW_FIELDS = [
+  'id', 'name', 'instance', 'status', 'pid', 'uptime', 'createdAt', 'restarts', 'lastRestartReason',
+  'lastExit', 'cpu', 'memory', 'metrics', 'logs',
+  'spec.script', 'spec.args', 'spec.cwd', 'spec.execMode', 'spec.instances', 'spec.interpreter', 'spec.nodeArgs'
+]
+
 // `xpm show`: one block per process, label/value lines.
 function renderShow (details) {
   return details.map(renderOne).join('\n')
@@ -49,4 +56,4 @@ function exit0 (e) {
   return e.signal ? `signal ${e.signal}` : `code ${e.code}`
 }
 
-module.exports = { renderShow }
+module.exports = { renderShow, SHOW_FIELDS }

@@ -13,6 +13,7 @@ function action (fn, { autoStart = true } = {}) {
         if (!ctx.client) {
           const { connect } = require('../client')
           ctx.client = await connect({ autoStart })
+          countChanges(ctx)
           warnOnVersionSkew(ctx.client)
           if (ctx.client.hello?.restored) await noticeRestored(ctx.client)
         }
@@ -20,7 +21,16 @@ function action (fn, { autoStart = true } = {}) {
       }
     }
     try {
-      const code = await fn(ctx)
+      let code
+      try {
+        code = await fn(ctx)
+      } catch (err) {
+        // The daemon refused the command because an `xpm kill` is stopping it: nothing was done.
+        // Wait for that daemon to exit, then run the command once more on a new one.
+        if (err.code !== 'XPM_ERR_SHUTTING_DOWN' || !autoStart || !ctx.client || ctx.changed) throw err
+        await waitForShutdown(ctx)
+        code = await fn(ctx)
+      }
       if (typeof code === 'number') process.exitCode = code
     } catch (err) {
       printError(err)
@@ -29,6 +39,30 @@ function action (fn, { autoStart = true } = {}) {
       ctx.client?.close()
     }
   }
+}
+
+// Whether the command already changed something on this daemon (then it is not run again on a
+// new one after a refusal: the `xpm kill` came after that change and wins).
+const READ_ONLY = new Set(['ping', 'list', 'show', 'logs', 'ackRestored', 'subscribe'])
+function countChanges (ctx) {
+  const client = ctx.client
+  const request = client.request.bind(client)
+  client.request = async (method, ...rest) => {
+    const result = await request(method, ...rest)
+    if (!READ_ONLY.has(method)) ctx.changed = true
+    return result
+  }
+}
+
+async function waitForShutdown (ctx, { timeout = 120000 } = {}) {
+  const old = ctx.client
+  ctx.client = null
+  const pid = old.hello?.pid
+  process.stderr.write(`[xpm] the daemon${pid ? ` (pid ${pid})` : ''} is shutting down; waiting for it to exit to start a new one\n`)
+  // the daemon keeps this connection until its process exits
+  const { waitGone } = require('../client')
+  const { homePaths } = require('../paths')
+  await waitGone({ pid, gone: old.closed ? Promise.resolve() : new Promise((resolve) => old.once('close', resolve)), close: () => old.close() }, Date.now() + timeout, homePaths())
 }
 
 function warnOnVersionSkew (client) {
@@ -49,6 +83,7 @@ async function noticeRestored (client) {
     resurrect: `the daemon started with --resurrect and restored ${what} from the last \`xpm save\``
   }[r.reason] ?? `the daemon restored ${what}`
   process.stderr.write(`[xpm] ${line}\n`)
+  if (r.warning) process.stderr.write(`[xpm] warning: ${r.warning}\n`)
   await client.request('ackRestored', {}, { timeout: 5000 }).catch(() => {})
 }
 

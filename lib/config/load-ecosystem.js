@@ -7,6 +7,7 @@ const { XpmError } = require('../errors')
 const { show } = require('../units')
 const { isPlainObject } = require('./types')
 const { didYouMean } = require('./suggest')
+const { MAX_APPS } = require('./limits')
 
 // Names PM2 treats as configuration: ecosystem*.{js,cjs,mjs,json}, *.config.{js,cjs,mjs}, any
 // .json, and YAML (recognised only to say it is not supported). A plain `server.js` is a script.
@@ -98,6 +99,10 @@ function appsOf (exported, file) {
     throw loadError(file, `must export { apps: [...] } or an array of apps, got ${show(exported)}`)
   }
   if (apps.length === 0) throw loadError(file, 'has no apps')
+  if (apps.length > MAX_APPS) {
+    throw new XpmError('XPM_ERR_CONFIG_INVALID', `ecosystem file ${file} has ${apps.length} apps; one daemon manages at most ${MAX_APPS}`,
+      { details: { file, apps: apps.length, max: MAX_APPS } })
+  }
   return apps
 }
 

@@ -7,6 +7,7 @@ const util = require('node:util')
 const { XpmError } = require('../errors')
 const { homePaths } = require('../paths')
 const { OPTIONS } = require('./options')
+const { MAX_INSTANCES } = require('./limits')
 const { parseAppOptions, checkName, throwProblems, checkAppObject } = require('./validate')
 
 const NODE_EXTENSIONS = new Set(['.js', '.cjs', '.mjs'])
@@ -40,6 +41,7 @@ function buildSpec (values, envs, { baseDir, env, envName, scriptArgs, cpus = os
     throw new XpmError('XPM_ERR_CONFIG_INVALID', `Expected \`script\` to be a path, got nothing${where}`)
   }
   const cwd = values.cwd === undefined ? path.resolve(baseDir) : path.resolve(baseDir, values.cwd)
+  checkCwd(cwd, values.cwd, where)
   const script = findScript(values.script, cwd, env, where)
   const name = values.name ?? defaultName(values.script)
   checkName(name, where)
@@ -77,6 +79,16 @@ function buildSpec (values, envs, { baseDir, env, envName, scriptArgs, cpus = os
   // The agent is a Node preload; other interpreters cannot load it.
   spec.metrics = spec.metrics && interpreter === 'node'
   return spec
+}
+
+// A missing working directory is reported as such, not as a script that is not found (the
+// daemon checks again, asynchronously: daemon/check-specs.js).
+function checkCwd (cwd, given, where) {
+  let stat = null
+  try { stat = fs.statSync(cwd) } catch {}
+  if (stat?.isDirectory()) return
+  throw new XpmError('XPM_ERR_CWD_INVALID', `cwd ${cwd}${where} ${stat ? 'is not a directory' : 'does not exist'}`,
+    { details: { cwd, given: given ?? null } })
 }
 
 function findScript (script, cwd, env, where) {
@@ -118,10 +130,11 @@ function defaultInterpreter (script) {
   }
 }
 
+// 'max', 0 and negative counts follow the CPU count, within 1..MAX_INSTANCES (limits.js); an
+// explicit count above the limit was refused by validate.js.
 function instanceCount (value, cpus) {
-  if (value === 'max' || value === 0) return cpus
-  if (value < 0) return Math.max(1, cpus + value)
-  return value
+  const count = value === 'max' || value === 0 ? cpus : value < 0 ? cpus + value : value
+  return Math.min(MAX_INSTANCES, Math.max(1, count))
 }
 
 function execModeFor (values, interpreter, where) {

@@ -7,10 +7,14 @@
 // key: the PM2 name used in files. target: where it lands in the normalized spec.
 // type: a parser in types.js. default: the spec value when neither file nor flag gives one
 // (undefined: computed, see normalize.js). flag: the `xpm start` flag, if any; flagHelp: its help
-// text when the file description does not fit the command line.
+// text when the file description does not fit the command line. min, max: bounds of a number
+// where they differ from the type's (types.js; durations are at most 24d, see limits.js).
+const { KiB, MiB } = require('./limits')
+const DAY = 86_400_000
+
 const OPTIONS = [
   // What to run
-  { key: 'name', target: 'name', type: 'string', flag: '--name <name>', description: 'App name, unique per daemon (default: the script file name without extension)' },
+  { key: 'name', target: 'name', type: 'name', flag: '--name <name>', description: 'App name, unique per daemon (default: the script file name without extension)' },
   { key: 'script', target: 'script', type: 'path', required: true, description: 'Script or executable to run, relative to cwd' },
   { key: 'args', target: 'args', type: 'args', default: [], description: 'Arguments for the script: an array or one string split like a shell (CLI: after `--`)' },
   { key: 'cwd', target: 'cwd', type: 'path', flag: '--cwd <dir>', flagHelp: 'working directory of the app (default: the current folder)', description: 'Working directory of the app, relative to the ecosystem file (default: the file\'s folder)' },
@@ -24,7 +28,7 @@ const OPTIONS = [
   { key: 'env_file', target: 'env', type: 'path', flag: '--env-file <file>', description: 'A dotenv file whose variables are merged over env (xpm)' },
   // Restarts
   { key: 'autorestart', target: 'autorestart', type: 'boolean', default: true, flag: '--no-autorestart', flagHelp: 'do not restart the app when it exits', description: 'Restart the app when it exits' },
-  { key: 'max_restarts', target: 'maxRestarts', type: 'count', default: 16, flag: '--max-restarts <n>', description: 'Crashes allowed within restart_window before the app is marked errored (however long each run lasted)' },
+  { key: 'max_restarts', target: 'maxRestarts', type: 'count', max: 100000, default: 16, flag: '--max-restarts <n>', description: 'Crashes allowed within restart_window before the app is marked errored (however long each run lasted)' },
   { key: 'restart_window', target: 'restartWindow', type: 'duration', default: 60000, description: 'Sliding window over which max_restarts is counted (xpm)' },
   { key: 'min_uptime', target: 'minUptime', type: 'duration', default: 1000, flag: '--min-uptime <duration>', description: 'A run shorter than this counts as unstable' },
   { key: 'restart_delay', target: 'restartDelay', type: 'duration', default: 0, flag: '--restart-delay <duration>', description: 'Fixed delay before each restart' },
@@ -32,7 +36,7 @@ const OPTIONS = [
   { key: 'max_backoff_delay', target: 'maxBackoffDelay', type: 'duration', default: 15000, description: 'Cap of the exponential backoff (xpm)' },
   { key: 'stop_exit_codes', target: 'stopExitCodes', type: 'exitCodes', default: [], flag: '--stop-exit-codes <codes>', flagHelp: 'comma-separated exit codes that mean "finished", not crashed: no restart', description: 'Exit codes that mean "finished", not crashed: no restart' },
   { key: 'cron_restart', target: 'cronRestart', type: 'cron', default: null, nullable: true, flag: '--cron-restart <expr>', description: 'Restart on a cron schedule, e.g. "0 3 * * *"' },
-  { key: 'max_memory_restart', target: 'maxMemoryRestart', type: 'bytes', default: null, nullable: true, flag: '--max-memory-restart <size>', description: 'Restart an instance whose memory (RSS) goes above this size' },
+  { key: 'max_memory_restart', target: 'maxMemoryRestart', type: 'bytes', min: MiB, default: null, nullable: true, flag: '--max-memory-restart <size>', description: 'Restart an instance whose memory (RSS) goes above this size' },
   // Stopping and readiness
   { key: 'kill_timeout', target: 'killTimeout', type: 'duration', default: 5000, flag: '--kill-timeout <duration>', description: 'Time between the stop signal and SIGKILL' },
   { key: 'kill_signal', target: 'killSignal', type: 'signal', default: 'SIGINT', description: 'Signal sent to stop the app' },
@@ -47,9 +51,9 @@ const OPTIONS = [
   { key: 'log_date_format', target: 'logs.dateFormat', type: 'string', default: null, nullable: true, flag: '--log-date-format <fmt>', description: 'Format of the line timestamps, e.g. "YYYY-MM-DD HH:mm:ss" (default: ISO 8601)' },
   { key: 'time', target: 'logs.time', type: 'boolean', default: false, flag: '--time', description: 'Prefix every log line with a timestamp' },
   { key: 'log_type', target: 'logs.json', type: 'logType', default: 'raw', flag: '--log-type <type>', description: '"raw" lines or "json" lines {app, instance, pid, stream, time, message}' },
-  { key: 'log_max_size', target: 'logs.rotate.size', type: 'bytes', default: 10485760, flag: '--log-max-size <size>', description: 'Rotate a log file when it reaches this size' },
-  { key: 'log_max_files', target: 'logs.rotate.maxFiles', type: 'count', default: 10, flag: '--log-max-files <n>', description: 'Rotated files kept per log' },
-  { key: 'log_interval', target: 'logs.rotate.interval', type: 'duration', default: null, nullable: true, flag: '--log-interval <duration>', description: 'Also rotate on this interval, e.g. "1d"' },
+  { key: 'log_max_size', target: 'logs.rotate.size', type: 'bytes', min: KiB, default: 10485760, flag: '--log-max-size <size>', description: 'Rotate a log file when it reaches this size' },
+  { key: 'log_max_files', target: 'logs.rotate.maxFiles', type: 'count', max: 1000, default: 10, flag: '--log-max-files <n>', description: 'Rotated files kept per log' },
+  { key: 'log_interval', target: 'logs.rotate.interval', type: 'duration', max: 365 * DAY, default: null, nullable: true, flag: '--log-interval <duration>', description: 'Also rotate on this interval, e.g. "1d"' },
   { key: 'log_compress', target: 'logs.rotate.compress', type: 'boolean', default: false, flag: '--log-compress', description: 'Gzip rotated log files' },
   // Monitoring and watching
   { key: 'metrics', target: 'metrics', type: 'boolean', default: true, flag: '--no-metrics', flagHelp: 'turn off the heap and event-loop reports of the agent (CPU and memory are still sampled)', description: 'Heap and event-loop reports from the agent preloaded into Node workers (the agent itself stays, for the reload drain)' },

@@ -1,7 +1,7 @@
 'use strict'
 
 const { OPTIONS } = require('./options')
-const { TYPES } = require('./types')
+const { TYPES, rangeOf } = require('./types')
 
 // The option table of docs/ecosystem.md, rendered from options.js. A unit test checks the doc
 // contains exactly this table; `node lib/config/render-docs.js --write` updates it in place.
@@ -10,6 +10,7 @@ const END = '<!-- options-table:end -->'
 
 const TYPE_NAMES = {
   string: 'string',
+  name: 'string',
   path: 'path',
   boolean: 'boolean',
   count: 'integer ≥ 0',
@@ -30,6 +31,18 @@ const TYPE_NAMES = {
 
 const cell = (text) => String(text).replace(/\|/g, '\\|')
 
+// The bounds of a number (limits.js, options.js min/max), as the type column shows them.
+function formatLimits (option) {
+  const range = rangeOf(option)
+  if (!range) return ''
+  const format = TYPES[option.type].format ?? String
+  const hasMin = range.min !== 0 && Number.isFinite(range.min)
+  const hasMax = range.max !== Number.MAX_SAFE_INTEGER && Number.isFinite(range.max)
+  if (hasMin && hasMax) return `, ${format(range.min)} to ${format(range.max)}`
+  if (hasMax) return `, at most ${format(range.max)}`
+  return hasMin ? `, at least ${format(range.min)}` : ''
+}
+
 function formatDefault (option) {
   const value = option.default
   if (option.required) return 'required'
@@ -47,7 +60,7 @@ function renderTable () {
   for (const option of OPTIONS) {
     const key = [option.key, ...(option.aliases || [])].map((k) => `\`${k}\``).join(', ')
     const flag = option.flag ? `\`${option.flag}\`` : ''
-    rows.push(`| ${cell(key)} | ${cell(TYPE_NAMES[option.type])} | ${cell(formatDefault(option))} | ${cell(flag)} | ${cell(option.description)} |`)
+    rows.push(`| ${cell(key)} | ${cell(TYPE_NAMES[option.type] + formatLimits(option))} | ${cell(formatDefault(option))} | ${cell(flag)} | ${cell(option.description)} |`)
   }
   return `${BEGIN}\n${rows.join('\n')}\n${END}`
 }

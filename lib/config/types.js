@@ -2,6 +2,7 @@
 
 const os = require('node:os')
 const { parseBytes, parseDuration, formatBytes, formatDuration } = require('../units')
+const { MAX_TIMER_MS, MAX_INSTANCES, MAX_NAME_BYTES, MAX_PATH_BYTES, GiB } = require('./limits')
 
 // Value types of app options. parse() returns the parsed value or INVALID; the caller names the
 // app and key in the error, so every message reads the same way. CLI flags arrive as strings,
@@ -46,16 +47,42 @@ function splitArgs (text) {
 }
 
 const list = (v) => typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v
-const allStrings = (a) => Array.isArray(a) && a.every((s) => typeof s === 'string' && s !== '')
+// A NUL byte cannot pass to spawn(), an environment or a file name: Node throws on it.
+const noNul = (s) => typeof s === 'string' && !s.includes('\0')
+const allStrings = (a) => Array.isArray(a) && a.every((s) => noNul(s) && s !== '')
+// A non-empty string that can be a path, an argument to spawn() or a file name.
+const isText = (v) => noNul(v) && v.trim() !== '' && Buffer.byteLength(v) <= MAX_PATH_BYTES
+
+// App names end up in log file names and on the command line next to ids, "all" and flags.
+// Returns null for a usable name, else what is wrong (the same rule in the CLI and the daemon).
+const NAME_RULE = `a name of at most ${MAX_NAME_BYTES} bytes that is not a number, not "all", does not start with "-", ` +
+  'without slashes, control characters or surrounding spaces'
+function nameProblem (name) {
+  if (typeof name !== 'string' || name === '') return NAME_RULE
+  if (/^\d+$/.test(name) || name === 'all' || name.startsWith('-') || name !== name.trim()) return NAME_RULE
+  // C0 and C1 controls, DEL, the Unicode line and paragraph separators, lone surrogates
+  if (/[\p{Cc}\u2028\u2029/\\]/u.test(name) || !isWellFormed(name)) return NAME_RULE
+  if (Buffer.byteLength(name) > MAX_NAME_BYTES) return NAME_RULE
+  return null
+}
+
+function isWellFormed (s) {
+  if (typeof s.isWellFormed === 'function') return s.isWellFormed()
+  return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s)
+}
 
 const TYPES = {
   string: {
     expected: 'a non-empty string',
-    parse: (v) => typeof v === 'string' && v.trim() !== '' ? v : INVALID
+    parse: (v) => isText(v) ? v : INVALID
+  },
+  name: {
+    expected: NAME_RULE,
+    parse: (v) => nameProblem(v) ? INVALID : v
   },
   path: {
     expected: 'a path (a non-empty string)',
-    parse: (v) => typeof v === 'string' && v.trim() !== '' ? v : INVALID
+    parse: (v) => isText(v) ? v : INVALID
   },
   boolean: {
     expected: 'true or false',
@@ -63,6 +90,7 @@ const TYPES = {
   },
   count: {
     expected: 'a whole number (0 or more)',
+    range: { min: 0, max: Number.MAX_SAFE_INTEGER },
     parse: (v) => {
       const n = isDigits(v) ? Number(v) : v
       return Number.isSafeInteger(n) && n >= 0 ? n : INVALID
@@ -71,19 +99,22 @@ const TYPES = {
   duration: {
     expected: 'a duration like "200ms", "5s", "2m", "1h" or a number of milliseconds',
     parse: (v) => attempt(() => parseDuration(v)),
-    format: formatDuration
+    format: formatDuration,
+    range: { min: 0, max: MAX_TIMER_MS, note: ' (a longer delay does not fit a timer)' }
   },
   bytes: {
     expected: 'a size like "300K", "10M", "1G" or a number of bytes',
     parse: (v) => attempt(() => parseBytes(v)),
-    format: formatBytes
+    format: formatBytes,
+    range: { min: 0, max: 1024 * GiB }
   },
   args: {
     expected: 'a string or an array of strings',
     parse: (v) => {
-      if (typeof v === 'string') return splitArgs(v)
-      if (Array.isArray(v) && v.every((a) => ['string', 'number'].includes(typeof a))) return v.map(String)
-      return INVALID
+      let args = INVALID
+      if (typeof v === 'string') args = splitArgs(v)
+      else if (Array.isArray(v) && v.every((a) => typeof a === 'string' || Number.isFinite(a))) args = v.map(String)
+      return args !== INVALID && args.every(noNul) ? args : INVALID
     }
   },
   list: {
@@ -101,6 +132,7 @@ const TYPES = {
   },
   instances: {
     expected: 'a number, "max" or a negative number',
+    range: { min: -MAX_INSTANCES, max: MAX_INSTANCES },
     // Resolved to a count later (normalize.js), where the CPU count is known.
     parse: (v) => {
       if (v === 'max') return 'max'
@@ -131,8 +163,9 @@ const TYPES = {
       const out = {}
       for (const [k, val] of Object.entries(v)) {
         if (val === null || val === undefined) continue
-        if (!['string', 'number', 'boolean'].includes(typeof val)) return INVALID
+        if (!['string', 'number', 'boolean'].includes(typeof val) || !noNul(k)) return INVALID
         out[k] = String(val)
+        if (!noNul(out[k])) return INVALID
       }
       return out
     }
@@ -146,11 +179,17 @@ const TYPES = {
     parse: (v) => typeof v === 'boolean' ? v : TYPES.list.parse(v)
   },
   cron: {
-    expected: 'a cron expression such as "0 3 * * *"',
+    expected: 'a cron expression that fires, such as "0 3 * * *"',
+    // croner parses it as the daemon will schedule it; one that never fires (Feb 30) is refused
     parse: (v) => {
-      if (typeof v !== 'string' || v.trim() === '') return INVALID
+      if (typeof v !== 'string' || v.trim() === '' || v.length > 256) return INVALID
       const { Cron } = require('croner')
-      return attempt(() => { new Cron(v, { paused: true }).stop(); return v.trim() })
+      return attempt(() => {
+        const job = new Cron(v, { paused: true })
+        const next = job.nextRun()
+        job.stop()
+        return next ? v.trim() : INVALID
+      })
     }
   }
 }
@@ -161,4 +200,23 @@ function parseValue (type, value, { nullable = false } = {}) {
   return TYPES[type].parse(value)
 }
 
-module.exports = { TYPES, INVALID, parseValue, splitArgs, isPlainObject }
+// The bounds of an option's numbers: its own min/max (options.js), else its type's.
+function rangeOf (option) {
+  const range = TYPES[option.type].range
+  if (!range && option.min === undefined && option.max === undefined) return null
+  return { min: option.min ?? range?.min ?? -Infinity, max: option.max ?? range?.max ?? Infinity, note: option.max === undefined ? range?.note ?? '' : '' }
+}
+
+// For a parsed value: null when it is within the option's bounds, else what it should be
+// ('at most 24d (…)', 'at least 1M'). Values that are not numbers ('max', null) have no bounds.
+function outOfRange (option, value) {
+  if (typeof value !== 'number') return null
+  const range = rangeOf(option)
+  if (!range) return null
+  const format = TYPES[option.type].format ?? String
+  if (value > range.max) return `at most ${format(range.max)}${range.note}`
+  if (value < range.min) return `at least ${format(range.min)}`
+  return null
+}
+
+module.exports = { TYPES, INVALID, parseValue, rangeOf, outOfRange, nameProblem, splitArgs, isPlainObject, noNul }

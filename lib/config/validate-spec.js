@@ -3,81 +3,83 @@
 const path = require('node:path')
 const { XpmError } = require('../errors')
 const { show } = require('../units')
+const { OPTIONS } = require('./options')
+const { TYPES, INVALID, outOfRange, nameProblem, noNul, isPlainObject } = require('./types')
+const { MAX_INSTANCES, MAX_PATH_BYTES } = require('./limits')
 
-// A cheap structural check of a normalized spec, for specs that arrive over the socket: the
-// daemon relies on these fields and a hand-written client must not be able to crash it.
-// Pure: no fs. Returns the problems found (strings), empty when the spec is usable.
+// The daemon's check of a normalized spec that arrives over the socket (or from a saved state):
+// the same rules as the CLI's config model, read from the same table (options.js) with the same
+// parsers and bounds (types.js, limits.js), applied to the normalized form: every option's
+// value, types, ranges, enums, signal names, cron expressions that croner schedules. A spec the
+// CLI produced always passes; a hand-written client cannot make the daemon hold a value it would
+// choke on later. Pure and cheap (no fs: the daemon checks paths asynchronously, see
+// daemon/check-specs.js). Fields the table does not know are ignored.
 
-const isInt = (v, min) => Number.isSafeInteger(v) && v >= min
-const isMs = (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0
-const isAbs = (v) => typeof v === 'string' && path.isAbsolute(v)
-const isStrings = (v) => Array.isArray(v) && v.every((s) => typeof s === 'string')
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
+const isText = (v) => noNul(v) && v !== '' && Buffer.byteLength(v) <= MAX_PATH_BYTES
+const isAbs = (v) => isText(v) && path.isAbsolute(v)
+const isStrings = (v, nonEmpty = false) => Array.isArray(v) && v.every((s) => noNul(s) && (!nonEmpty || s !== ''))
+const isInt = (v) => Number.isSafeInteger(v)
 
-const FIELDS = {
-  name: [(v) => typeof v === 'string' && v !== '' && !/^\d+$/.test(v) && v !== 'all' && !/[/\\\0]/.test(v), 'a name (not a number, not "all", no slashes)'],
-  script: [isAbs, 'an absolute path'],
-  cwd: [isAbs, 'an absolute path'],
-  args: [isStrings, 'an array of strings'],
-  interpreter: [(v) => typeof v === 'string' && v !== '', 'a non-empty string'],
-  nodeArgs: [isStrings, 'an array of strings'],
-  instances: [(v) => isInt(v, 1), 'a whole number >= 1'],
+// type → [check of the normalized value, what it should be]. Numbers are bounded afterwards by
+// the option's range (outOfRange), exactly as in the CLI.
+const NORMALIZED = {
+  name: [(v) => nameProblem(v) === null, TYPES.name.expected],
+  string: [isText, 'a non-empty string'],
+  path: [isAbs, 'an absolute path'],
+  boolean: [(v) => typeof v === 'boolean', 'true or false'],
+  count: [isInt, 'a whole number'],
+  duration: [isInt, 'a whole number of milliseconds'],
+  bytes: [isInt, 'a whole number of bytes'],
+  args: [(v) => isStrings(v), 'an array of strings'],
+  list: [(v) => isStrings(v, true), 'an array of non-empty strings'],
+  exitCodes: [(v) => Array.isArray(v) && v.length <= 256 && v.every((c) => isInt(c) && c >= 0 && c <= 255), 'an array of exit codes (0-255)'],
+  instances: [(v) => isInt(v) && v >= 1 && v <= MAX_INSTANCES, `a whole number from 1 to ${MAX_INSTANCES}`],
   execMode: [(v) => v === 'cluster' || v === 'fork', '"cluster" or "fork"'],
-  env: [(v) => isObject(v) && Object.values(v).every((s) => typeof s === 'string'), 'an object of strings'],
-  autorestart: [(v) => typeof v === 'boolean', 'true or false'],
-  maxRestarts: [(v) => isInt(v, 0), 'a whole number >= 0'],
-  restartWindow: [isMs, 'milliseconds'],
-  minUptime: [isMs, 'milliseconds'],
-  restartDelay: [isMs, 'milliseconds'],
-  expBackoffRestartDelay: [isMs, 'milliseconds'],
-  maxBackoffDelay: [isMs, 'milliseconds'],
-  stopExitCodes: [(v) => Array.isArray(v) && v.every((c) => isInt(c, 0)), 'an array of exit codes'],
-  killTimeout: [isMs, 'milliseconds'],
-  killSignal: [(v) => typeof v === 'string' && v.startsWith('SIG'), 'a signal name'],
-  listenTimeout: [isMs, 'milliseconds'],
-  waitReady: [(v) => typeof v === 'boolean', 'true or false'],
-  shutdownWithMessage: [(v) => typeof v === 'boolean', 'true or false'],
-  metrics: [(v) => typeof v === 'boolean', 'true or false'],
-  logs: [isObject, 'an object'],
-  watch: [(v) => v === false || (isStrings(v) && v.every((p) => path.isAbsolute(p))), 'false or absolute paths'],
-  ignoreWatch: [isStrings, 'an array of strings'],
-  watchDelay: [isMs, 'milliseconds'],
-  maxMemoryRestart: [(v) => v === null || isInt(v, 1), 'null or bytes'],
-  cronRestart: [(v) => v === null || (typeof v === 'string' && v !== ''), 'null or a cron expression']
+  logType: [(v) => typeof v === 'boolean', 'true or false (json lines)'],
+  signal: [(v) => typeof v === 'string' && TYPES.signal.parse(v) === v, 'a signal name such as "SIGINT"'],
+  env: [(v) => isPlainObject(v) && Object.entries(v).every(([k, s]) => noNul(k) && noNul(s)), 'an object of strings'],
+  logFile: [isAbs, 'an absolute path'],
+  watch: [(v) => v === false || (Array.isArray(v) && v.length > 0 && v.every(isAbs)), 'false or a non-empty array of absolute paths'],
+  cron: [(v) => TYPES.cron.parse(v) !== INVALID, TYPES.cron.expected]
 }
 
-const LOG_FIELDS = {
-  outFile: [(v) => v === null || isAbs(v), 'null or an absolute path'],
-  errorFile: [(v) => v === null || isAbs(v), 'null or an absolute path'],
-  logFile: [(v) => v === null || isAbs(v), 'null or an absolute path'],
-  perInstance: [(v) => typeof v === 'boolean', 'true or false'],
-  time: [(v) => typeof v === 'boolean', 'true or false'],
-  dateFormat: [(v) => v === null || typeof v === 'string', 'null or a string'],
-  json: [(v) => typeof v === 'boolean', 'true or false'],
-  rotate: [(v) => isObject(v) && isInt(v.size, 1) && isInt(v.maxFiles, 0) && (v.interval === null || isMs(v.interval)) &&
-    typeof v.compress === 'boolean', '{ size, maxFiles, interval, compress }']
-}
+// One entry per field of the normalized spec (env_file and env_<name> land in env, checked once).
+const FIELDS = OPTIONS.filter((o) => !o.pattern && o.key !== 'env_file').map((option) => {
+  const [ok, expected] = NORMALIZED[option.type]
+  return { option, path: option.target.split('.'), ok, expected: option.nullable ? `null or ${expected}` : expected }
+})
 
-function checkFields (object, fields, prefix) {
-  const problems = []
-  for (const [key, [ok, expected]] of Object.entries(fields)) {
-    if (!ok(object[key])) problems.push(`${prefix}${key} should be ${expected}, got ${show(object[key])}`)
-  }
-  return problems
+function get (object, keys) {
+  let value = object
+  for (const key of keys) value = isPlainObject(value) ? value[key] : undefined
+  return value
 }
 
 function checkSpec (spec) {
-  if (!isObject(spec)) return [`an app spec should be an object, got ${show(spec)}`]
-  const problems = checkFields(spec, FIELDS, '')
-  if (isObject(spec.logs)) problems.push(...checkFields(spec.logs, LOG_FIELDS, 'logs.'))
+  if (!isPlainObject(spec)) return [`an app spec should be an object, got ${show(spec)}`]
+  const problems = []
+  if (!isPlainObject(spec.logs)) problems.push(`logs should be an object, got ${show(spec.logs)}`)
+  else if (!isPlainObject(spec.logs.rotate)) problems.push(`logs.rotate should be an object, got ${show(spec.logs.rotate)}`)
+  for (const { option, path: keys, ok, expected } of FIELDS) {
+    const value = get(spec, keys)
+    const where = keys.join('.')
+    if (value === null && option.nullable) continue
+    if (!ok(value)) {
+      if (keys.length === 1 || isPlainObject(get(spec, keys.slice(0, -1)))) problems.push(`${where} should be ${expected}, got ${show(value)}`)
+      continue
+    }
+    const bound = outOfRange(option, value)
+    if (bound) problems.push(`${where} (${option.key}) should be ${bound}, got ${show(value)}`)
+  }
   if (spec.execMode === 'cluster' && spec.interpreter !== 'node') problems.push('execMode "cluster" needs interpreter "node"')
+  if (spec.metrics === true && isText(spec.interpreter) && spec.interpreter !== 'node') problems.push('metrics needs interpreter "node" (the agent is a Node preload)')
   return problems
 }
 
 function validateSpec (spec) {
   const problems = checkSpec(spec)
   if (problems.length) {
-    const name = typeof spec?.name === 'string' ? ` "${spec.name}"` : ''
+    const name = typeof spec?.name === 'string' ? ` ${show(spec.name.slice(0, 130))}` : ''
     throw new XpmError('XPM_ERR_CONFIG_INVALID', `Invalid app spec${name}: ${problems.join('; ')}`, { details: { problems } })
   }
   return spec

@@ -4,7 +4,7 @@ const path = require('node:path')
 const { XpmError } = require('../errors')
 const { show } = require('../units')
 const { OPTIONS, findOption, allKeys, flagAttribute } = require('./options')
-const { TYPES, INVALID, parseValue, isPlainObject } = require('./types')
+const { TYPES, INVALID, parseValue, outOfRange, nameProblem, isPlainObject } = require('./types')
 const { didYouMean } = require('./suggest')
 
 // Raw option values (from a file or from flags) checked against options.js and parsed.
@@ -15,6 +15,12 @@ function invalid (what, type, value, where) {
   const expected = TYPES[type].expected
   return new XpmError('XPM_ERR_CONFIG_INVALID', `Expected ${what} to be ${expected}, got ${show(value)}${where}`,
     { details: { expected, given: value === undefined ? null : value } })
+}
+
+// A value of the right type beyond the option's bounds (limits.js): 'at most 24d (…)'.
+function outside (what, bound, value, where, key) {
+  return new XpmError('XPM_ERR_CONFIG_INVALID', `Expected ${what} to be ${bound}, got ${show(value)}${where}`,
+    { details: { key, expected: bound, given: value === undefined ? null : value } })
 }
 
 function parseAppOptions (raw, { app, problems }) {
@@ -30,8 +36,11 @@ function parseAppOptions (raw, { app, problems }) {
     }
     if (value === undefined) continue
     const parsed = parseValue(option.type, value, option)
+    const bound = parsed === INVALID ? null : outOfRange(option, parsed)
     if (parsed === INVALID) {
       problems.push(invalid(`\`${key}\``, option.type, value, where))
+    } else if (bound) {
+      problems.push(outside(`\`${key}\``, bound, value, where, key))
     } else if (option.pattern) {
       envs[key.slice('env_'.length)] = parsed
     } else {
@@ -56,6 +65,8 @@ function parseFlags (flags = {}, { cwd }) {
     const long = /--[a-z0-9-]+/.exec(option.flag)[0]
     const parsed = parseValue(option.type, value, option)
     if (parsed === INVALID) throw invalid(`\`${long}\``, option.type, value, '')
+    const bound = outOfRange(option, parsed)
+    if (bound) throw outside(`\`${long}\``, bound, value, '', option.key)
     values[option.key] = absolutePaths(option, parsed, cwd)
   }
   return values
@@ -67,12 +78,11 @@ function absolutePaths (option, value, cwd) {
   return value
 }
 
-// Names are used in log file names and on the command line next to ids and "all".
+// Names are used in log file names and on the command line next to ids and "all"; a name
+// derived from the script's file name is checked by the same rule (types.js nameProblem).
 function checkName (name, where) {
-  if (/^\d+$/.test(name) || name === 'all' || /[/\\\0]/.test(name) || name !== name.trim()) {
-    throw new XpmError('XPM_ERR_CONFIG_INVALID',
-      `Expected \`name\` to be a name that is not a number, not "all", without slashes or surrounding spaces, got ${show(name)}${where}`)
-  }
+  const problem = nameProblem(name)
+  if (problem) throw new XpmError('XPM_ERR_CONFIG_INVALID', `Expected \`name\` to be ${problem}, got ${show(name)}${where}`)
 }
 
 function checkDuplicates (specs, source) {

@@ -4,7 +4,7 @@
 // It repaints on each push (~1 Hz), on key presses and on resize; log lines arriving between
 // pushes are coalesced into at most one extra paint per LOG_PAINT_MS. No timer runs while idle.
 
-const { MonitModel } = require('./model')
+const { MonitModel, MONIT_FIELDS } = require('./model')
 
 const LOG_PAINT_MS = 200
 const GONE_MESSAGE = 'xpm monit: the xpm daemon went away'
@@ -26,7 +26,7 @@ async function runMonit ({ client, stdout = process.stdout, stdin = process.stdi
 
   let reply
   try {
-    reply = await client.request('subscribe', { topics: ['processes', 'logs'] })
+    reply = await client.request('subscribe', { topics: ['processes', 'logs'], fields: MONIT_FIELDS })
   } catch (err) {
     detach()
     throw err

@@ -2,22 +2,25 @@
 
 // The dashboard's view-model: the current process list, which one is selected (by id, so it
 // survives processes coming and going), the scroll window of the list, and bounded per-process
-// history and log lines built from the daemon's ~1 Hz pushes. Pure: the clock is injected.
+// chart history and log lines built from the daemon's ~1 Hz pushes. Pure: the clock is injected.
+//
+// Memory stays bounded with many processes: chart history is 24 bytes a point (series.js), at
+// most historySize points a process and HISTORY_BUDGET points in all; log lines at most logSize
+// a process and LOG_BUDGET in all (each process keeps at least MIN_LOG_LINES).
 
-const POINT_KEYS = ['cpu', 'memory', 'heapUsed', 'heapTotal', 'elP95', 'elP99', 'elu']
+const { Series } = require('./series')
+
+// What the dashboard shows of a process: the daemon's pushes carry these fields only.
+const MONIT_FIELDS = [
+  'id', 'name', 'instance', 'pid', 'status', 'restarts', 'uptime', 'cpu', 'memory',
+  'metrics.heapUsed', 'metrics.heapTotal', 'metrics.elP95', 'metrics.elP99', 'metrics.elu'
+]
+const HISTORY_BUDGET = 100000 // chart points, all processes together (2.4 MB)
+const LOG_BUDGET = 20000 // log lines, all processes together
+const MIN_LOG_LINES = 20
 
 function pointOf (proc, at) {
-  const m = proc.metrics || {}
-  return {
-    at,
-    cpu: proc.cpu ?? null,
-    memory: proc.memory ?? null,
-    heapUsed: m.heapUsed ?? null,
-    heapTotal: m.heapTotal ?? null,
-    elP95: m.elP95 ?? null,
-    elP99: m.elP99 ?? null,
-    elu: m.elu ?? null
-  }
+  return { at, cpu: proc.cpu ?? null, heapUsed: proc.metrics?.heapUsed ?? null }
 }
 
 function pushBounded (list, item, limit) {
@@ -40,34 +43,40 @@ class MonitModel {
 
   // The subscribe reply: the current list plus the daemon's recent history per id.
   seed ({ processes = [], history = {} } = {}) {
-    for (const [id, points] of Object.entries(history || {})) {
+    const entries = Object.entries(history || {})
+    const limit = this.historyLimit(entries.length)
+    for (const [id, points] of entries) {
       if (!Array.isArray(points)) continue
-      this.history.set(Number(id), points.slice(-this.historySize).map((p) => {
-        const point = { at: p.at ?? null }
-        for (const key of POINT_KEYS) point[key] = p[key] ?? null
-        return point
-      }))
+      const series = new Series()
+      for (const p of points.slice(-limit)) series.push(p || {}, limit)
+      this.history.set(Number(id), series)
     }
     this.setProcesses(processes, { record: false })
+  }
+
+  historyLimit (count = this.processes.length) {
+    return Math.max(1, Math.min(this.historySize, Math.floor(HISTORY_BUDGET / Math.max(1, count))))
+  }
+
+  logLimit () {
+    return Math.max(Math.min(MIN_LOG_LINES, this.logSize), Math.min(this.logSize, Math.floor(LOG_BUDGET / Math.max(1, this.processes.length))))
   }
 
   // A push of the whole current list; records one history point per process.
   setProcesses (list, { record = true } = {}) {
     const previousIndex = this.selectedIndex()
-    const previousIds = new Set(this.processes.map((p) => p.id))
     this.processes = (Array.isArray(list) ? list : []).slice().sort((a, b) => a.id - b.id)
     const ids = new Set(this.processes.map((p) => p.id))
-    for (const id of previousIds) {
-      if (!ids.has(id)) {
-        this.history.delete(id)
-        this.logs.delete(id)
-      }
+    for (const map of [this.history, this.logs]) {
+      for (const id of map.keys()) if (!ids.has(id)) map.delete(id)
     }
     if (record) {
       const at = this.now()
+      const limit = this.historyLimit()
       for (const proc of this.processes) {
-        if (!this.history.has(proc.id)) this.history.set(proc.id, [])
-        pushBounded(this.history.get(proc.id), pointOf(proc, at), this.historySize)
+        let series = this.history.get(proc.id)
+        if (!series) this.history.set(proc.id, (series = new Series()))
+        series.push(pointOf(proc, at), limit)
       }
     }
     if (!ids.has(this.selectedId)) {
@@ -82,7 +91,7 @@ class MonitModel {
       : this.processes.find((p) => p.name === app && p.instance === instance)
     if (!proc) return false
     if (!this.logs.has(proc.id)) this.logs.set(proc.id, [])
-    pushBounded(this.logs.get(proc.id), { time: time ?? this.now(), stream: stream || 'out', line: String(line ?? '') }, this.logSize)
+    pushBounded(this.logs.get(proc.id), { time: time ?? this.now(), stream: stream || 'out', line: String(line ?? '') }, this.logLimit())
     this.logVersion++
     return proc.id === this.selectedId
   }
@@ -119,8 +128,14 @@ class MonitModel {
     return { start: this.scrollTop, rows: this.processes.slice(this.scrollTop, this.scrollTop + height) }
   }
 
+  // [{ at, cpu, heapUsed }] oldest first.
   historyOf (id) {
-    return this.history.get(id) || []
+    return this.history.get(id)?.toArray() || []
+  }
+
+  // One charted figure ('cpu', 'heapUsed') of a process over time, the newest `max` points.
+  seriesOf (id, key, max) {
+    return this.history.get(id)?.values(key, max) || []
   }
 
   logsOf (id) {
@@ -140,4 +155,4 @@ class MonitModel {
   }
 }
 
-module.exports = { MonitModel, pointOf }
+module.exports = { MonitModel, pointOf, MONIT_FIELDS }

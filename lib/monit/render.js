@@ -82,9 +82,8 @@ function detailLines (model, width, height) {
   if (rows < 2) return lines.slice(0, Math.max(height, 0))
   const cpuRows = Math.ceil(rows / 2)
   const heapRows = rows - cpuRows
-  const points = model.historyOf(p.id)
-  lines.push('', ...chart('CPU', points.map((pt) => pt.cpu), width, cpuRows, f.formatPercent))
-  lines.push(...chart('heap', points.map((pt) => pt.heapUsed), width, heapRows, formatBytes))
+  lines.push('', ...chart('CPU', model.seriesOf(p.id, 'cpu', width), width, cpuRows, f.formatPercent))
+  lines.push(...chart('heap', model.seriesOf(p.id, 'heapUsed', width), width, heapRows, formatBytes))
   return lines.slice(0, height)
 }
 

@@ -2,6 +2,7 @@
 
 const path = require('node:path')
 const { XpmError } = require('../errors')
+const { readPrivateFile, CREATE_FLAGS } = require('../safe-fs')
 
 // Replaces `file` with `data` so that a reader (or the next boot) sees either the whole old
 // content or the whole new one, never a mix: write a temporary file in the same folder, fsync
@@ -13,7 +14,10 @@ async function writeFileAtomic (file, data, { fs = require('node:fs').promises, 
   let handle = null
   let created = false
   try {
-    handle = await fs.open(tmp, 'w', mode)
+    // O_EXCL: never through a link or into a file someone else prepared under this name; a
+    // leftover of an interrupted write (ours) is removed first.
+    await fs.unlink(tmp).catch((err) => { if (err.code !== 'ENOENT') throw err })
+    handle = await fs.open(tmp, CREATE_FLAGS, mode)
     created = true
     await handle.writeFile(data)
     await handle.sync()
@@ -69,12 +73,14 @@ async function readJsonFile (file, { fs = require('node:fs').promises, fallback 
         return await readJson(fs, file + '.bak')
       } catch {}
     }
-    throw new XpmError('XPM_ERR_DUMP_INVALID', `Could not read ${file} (${err.code || err.message})`, { cause: err, details: { file } })
+    throw new XpmError('XPM_ERR_DUMP_INVALID', `Could not read ${file} (${err.code === 'EUNSAFE' ? err.problem : err.code || err.message})`, { cause: err, details: { file } })
   }
 }
 
+// Not through a symbolic link, and only a regular file of ours that nobody else can write
+// (lib/safe-fs.js): a state file planted by another user lists scripts the daemon would run.
 async function readJson (fs, file) {
-  const text = await fs.readFile(file, 'utf8')
+  const text = await readPrivateFile(file, { fsp: fs })
   return { from: file, value: JSON.parse(text) }
 }
 

@@ -23,11 +23,12 @@ function serializeState ({ apps, processes = [], cleanShutdown = false, daemon =
 
 // Checks the shape the restore relies on; a file from a newer xpm is refused rather than guessed.
 function parseState (value, { file = 'the saved state' } = {}) {
-  const bad = (why) => new XpmError('XPM_ERR_DUMP_INVALID', `${file}: ${why}`, { details: { file } })
+  // damaged: not the shape a restore needs (read-saved.js sets such a file aside); newer: refused
+  const bad = (why, { newer = false } = {}) => new XpmError('XPM_ERR_DUMP_INVALID', `${file}: ${why}`, { details: newer ? { file, newer } : { file, damaged: true } })
   if (Array.isArray(value)) value = { version: STATE_VERSION, apps: value } // a bare app list
   if (!value || typeof value !== 'object') throw bad('expected a JSON object')
   if (!Number.isInteger(value.version) || value.version < 1) throw bad(`expected a numeric "version", got ${JSON.stringify(value.version)}`)
-  if (value.version > STATE_VERSION) throw bad(`written by a newer xpm (format ${value.version}, this one reads ${STATE_VERSION}); run \`xpm update\``)
+  if (value.version > STATE_VERSION) throw bad(`written by a newer xpm (format ${value.version}, this one reads ${STATE_VERSION}); run \`xpm update\``, { newer: true })
   if (!Array.isArray(value.apps)) throw bad('expected "apps" to be an array')
   const names = new Set()
   const apps = value.apps.map((app, n) => {

@@ -5,10 +5,10 @@
 // app alive or listens to the app's own IPC messages.
 //
 // Environment knobs: XPM_AGENT=0 turns the agent off; XPM_METRICS=0 (the app's `metrics: false`)
-// turns off only the metrics reports; XPM_METRICS_INTERVAL is the report interval in ms
-// (default 1000, at least 100).
+// turns off only the metrics reports; XPM_METRICS_INTERVAL fixes the report interval in ms (at
+// least 100) instead of the daemon's schedule.
 
-const { intervalFrom, forgetPreload } = require('./options')
+const { forgetPreload } = require('./options')
 
 // Long enough for an app's own 'disconnect' handler to close a server, short enough that a
 // restarted daemon finds the port free.
@@ -24,20 +24,20 @@ function startAgent () {
   // installing it everywhere spares loading node:cluster in fork-mode apps just to ask.
   process.on('internalMessage', require('./drain').installDrain())
   const agent = { metrics: null }
+  // Exit once the daemon is gone, metrics or not: a listener, no timer (exit-on-disconnect.js).
+  const { onChannelClosed, exitAfterDisconnect } = require('./exit-on-disconnect')
+  agent.disconnect = onChannelClosed(() => {
+    agent.metrics?.stop()
+    exitAfterDisconnect({ graceMs: DISCONNECT_GRACE_MS })
+  })
+  // Metrics are reported on the daemon's schedule; its listener is installed now, before the
+  // channel is first read (metrics-schedule.js).
+  if (process.env.XPM_METRICS !== '0') agent.metrics = require('./metrics-schedule').followSchedule({ ipc })
   // After the app's entry has run its first turn (a CommonJS entry has been evaluated; a throw
   // or a failed listen() has already ended the process): the daemon counts the app as started.
-  // The metrics reporter starts one interval later (its first report comes after two): when
-  // many apps start at once, its cost never competes with their start-up.
   setImmediate(() => {
     ipc.send({ 'xpm:agent': 'booted' })
-    if (process.env.XPM_METRICS === '0') return
-    const intervalMs = intervalFrom(process.env)
-    setTimeout(() => {
-      const { startMetricsReporter } = require('./metrics-reporter')
-      const { exitAfterDisconnect } = require('./exit-on-disconnect')
-      const onDisconnect = () => exitAfterDisconnect({ graceMs: DISCONNECT_GRACE_MS })
-      agent.metrics = startMetricsReporter({ intervalMs, send: ipc.send, connected: ipc.connected, onDisconnect })
-    }, intervalMs).unref()
+    agent.metrics?.booted()
   })
   return agent
 }

@@ -3,22 +3,45 @@
 const { monitorEventLoopDelay, performance } = require('node:perf_hooks')
 const { histogramSource, weightedLag } = require('./loop-delay')
 
+// The event-loop delay histogram wakes the app every `resolution` ms: 10 ms at the full rate
+// (about 0.5 % of a core for an idle app, 100 wake-ups a second), 1 s when reports are slow
+// (nobody is watching: the figures still catch stalls, at almost no cost).
 const RESOLUTION_MS = 10
+const SLOW_RESOLUTION_MS = 1000
+const SLOW_FROM_MS = 5000 // report intervals from this long on use the slow resolution
+
+function resolutionFor (intervalMs) {
+  return intervalMs >= SLOW_FROM_MS ? SLOW_RESOLUTION_MS : RESOLUTION_MS
+}
 
 // Sends heap, RSS, event-loop delay and utilization over each interval through `send`
-// (returns false when the message could not go out). Once `connected()` is false it stops and
-// calls `onDisconnect`: one timer serves both, as every extra callback a second is JS that
-// TurboFan may end up optimizing (see loop-delay.js).
+// (returns false when the message could not go out), only the figures that changed since the
+// last report that went out, and nothing when none did. setInterval(ms) changes the rate
+// (0: no reports, the histogram off). Once `connected()` is false it stops and calls
+// `onDisconnect`. (The agent's exit once the daemon is gone does not ride this timer: it
+// listens for the channel's close, metrics or not; see exit-on-disconnect.js.)
 function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () => {} }) {
-  const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS })
-  histogram.enable()
+  let histogram = null
+  let resolution = 0
+  let timer = null
+  let current = 0
   let lastElu = performance.eventLoopUtilization()
   let lastAt = performance.now()
+  const sent = {}
+
+  function useResolution (ms) {
+    if (ms === resolution) return
+    histogram?.disable()
+    histogram = ms ? monitorEventLoopDelay({ resolution: ms }) : null
+    histogram?.enable()
+    resolution = ms
+    lastAt = performance.now()
+  }
 
   function collect () {
     const now = performance.now()
-    const delay = weightedLag(histogramSource(histogram), RESOLUTION_MS, now - lastAt)
-    histogram.reset()
+    const delay = histogram ? weightedLag(histogramSource(histogram), resolution, now - lastAt) : null
+    histogram?.reset()
     const elu = performance.eventLoopUtilization()
     const utilization = performance.eventLoopUtilization(elu, lastElu).utilization
     lastElu = elu
@@ -29,30 +52,49 @@ function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () 
       heapUsed: mem.heapUsed,
       heapTotal: mem.heapTotal,
       rss: mem.rss,
-      elP50: Math.round(delay.elP50 * 100) / 100,
-      elP95: Math.round(delay.elP95 * 100) / 100,
-      elP99: Math.round(delay.elP99 * 100) / 100,
-      elMax: Math.round(delay.elMax * 100) / 100,
+      elP50: delay && Math.round(delay.elP50 * 100) / 100,
+      elP95: delay && Math.round(delay.elP95 * 100) / 100,
+      elP99: delay && Math.round(delay.elP99 * 100) / 100,
+      elMax: delay && Math.round(delay.elMax * 100) / 100,
       elu: Math.round(utilization * 10000) / 10000
     }
   }
 
-  function stop () {
-    clearInterval(timer)
-    histogram.disable()
-  }
-
-  const timer = setInterval(() => {
+  function report () {
     if (!connected()) {
       stop()
       return onDisconnect()
     }
-    send({ 'xpm:agent': 'metrics', data: collect() })
-  }, intervalMs)
-  // The agent must never be the reason an app stays alive.
-  timer.unref()
+    const data = collect()
+    const changed = {}
+    let any = false
+    for (const key in data) {
+      if (data[key] !== sent[key]) {
+        changed[key] = data[key]
+        any = true
+      }
+    }
+    if (any && send({ 'xpm:agent': 'metrics', data: changed })) Object.assign(sent, changed)
+  }
 
-  return { collect, stop }
+  function setRate (ms) {
+    if (ms === current) return
+    clearInterval(timer)
+    timer = null
+    current = ms
+    useResolution(ms ? resolutionFor(ms) : 0)
+    if (!ms) return
+    timer = setInterval(report, ms)
+    // The agent must never be the reason an app stays alive.
+    timer.unref()
+  }
+
+  function stop () {
+    setRate(0)
+  }
+
+  setRate(intervalMs)
+  return { collect, stop, setInterval: setRate, get intervalMs () { return current } }
 }
 
-module.exports = { startMetricsReporter, RESOLUTION_MS }
+module.exports = { startMetricsReporter, resolutionFor, RESOLUTION_MS, SLOW_RESOLUTION_MS }

@@ -78,8 +78,9 @@ test('kill -9 of the daemon: no cluster worker keeps running, the next command r
   const h = createHome(t)
   const [p1, p2, p3] = [await freePort(), await freePort(), await freePort()]
   ok(await h.run(['start', fixture('echo-http.js'), '-i', '2', '--name', 'web'], { env: { PORT: String(p1) } }))
-  // no agent: nothing makes this fork-mode child exit with the daemon, like a shell script's child
-  ok(await h.run(['start', fixture('echo-http.js'), '--name', 'forky', '--no-metrics'], { env: { PORT: String(p2) } }))
+  // no agent (XPM_AGENT=0): nothing makes this fork-mode child exit with the daemon, like a shell
+  // script's child
+  ok(await h.run(['start', fixture('echo-http.js'), '--name', 'forky'], { env: { PORT: String(p2), XPM_AGENT: '0' } }))
   ok(await h.run(['start', fixture('echo-http.js'), '--name', 'off'], { env: { PORT: String(p3) } }))
   ok(await h.run(['stop', 'off']))
   const before = await h.jlist()

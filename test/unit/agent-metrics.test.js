@@ -22,11 +22,20 @@ function start (fixture, env = {}) {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc']
   })
   children.add(child)
+  // A report carries only the figures that changed: `reports` holds each with the figures the
+  // daemon then knows (merged), `raw` what was sent.
   const reports = []
+  const raw = []
   const others = []
-  child.on('message', (msg) => (msg?.['xpm:agent'] === 'metrics' ? reports : others).push(msg))
+  let known = {}
+  child.on('message', (msg) => {
+    if (msg?.['xpm:agent'] !== 'metrics') return others.push(msg)
+    raw.push(msg)
+    known = { ...known, ...msg.data }
+    reports.push({ ...msg, data: known })
+  })
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
-  return { child, reports, others, exited }
+  return { child, reports, raw, others, exited }
 }
 
 after(() => {
@@ -90,4 +99,27 @@ test('XPM_AGENT=0 turns the agent off', async () => {
   // Absence needs time to show: five report intervals.
   await delay(500)
   assert.equal(reports.length, 0)
+})
+
+test("without XPM_METRICS_INTERVAL the agent follows the daemon's schedule: silent until told, then every interval, only what changed; the app never sees the schedule", async () => {
+  const { child, raw, others } = start('own-messages.js', { XPM_METRICS_INTERVAL: '' })
+  // Booted plus the one-second start delay, and more: no schedule, no report.
+  await delay(1500)
+  assert.equal(raw.length, 0)
+  child.send({ cmd: 'NODE_XPM_METRICS', intervalMs: 200 })
+  await waitFor(() => raw.length >= 6, { timeout: 10000 })
+  const keys = ['heapUsed', 'heapTotal', 'rss', 'elP50', 'elP95', 'elP99', 'elMax', 'elu']
+  assert.deepEqual(Object.keys(raw[0].data).sort(), [...keys].sort(), 'the first report has every figure')
+  assert.ok(raw.slice(1).some((r) => Object.keys(r.data).length < keys.length), `later reports carry what changed: ${JSON.stringify(raw.map((r) => Object.keys(r.data)))}`)
+  // Rate 0: reports stop (the histogram is off too).
+  child.send({ cmd: 'NODE_XPM_METRICS', intervalMs: 0 })
+  await delay(300)
+  const count = raw.length
+  await delay(800)
+  assert.equal(raw.length, count)
+  // The app's own message channel saw none of it.
+  child.send('ping')
+  const own = () => others.filter((m) => m['xpm:agent'] === undefined)
+  await waitFor(() => own().length >= 1)
+  assert.deepEqual(own(), [{ echo: 'ping' }])
 })

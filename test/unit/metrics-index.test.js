@@ -19,6 +19,8 @@ function setup (options = {}) {
     }
   }
   const metrics = createMetrics({ sampler, now: () => clock.t, clock: () => 1e12 + clock.t, historySize: options.historySize })
+  // Someone watches: every round samples every process (the schedule itself: metrics-schedule.test.js).
+  if (options.watched !== false) metrics.watch()
   return { metrics, procs, calls, clock }
 }
 
@@ -96,6 +98,7 @@ test('history keeps one merged point per tick, oldest first, bounded', async () 
     await metrics.tick()
   }
   assert.deepEqual(metrics.history(0).map((p) => p.memory), [3, 4, 5])
+  assert.deepEqual(Object.keys(metrics.history(0)[0]), ['at', 'cpu', 'memory', 'heapUsed', 'heapTotal', 'elP95', 'elP99', 'elu'])
   assert.deepEqual(metrics.history(42), [])
 })
 
@@ -144,7 +147,7 @@ test('a tick while the previous one still runs is skipped', async () => {
 })
 
 test("emits 'sample' with a Map of id to latest after each tick; gone pids keep their last point", async () => {
-  const { metrics, procs } = setup()
+  const { metrics, procs, clock } = setup()
   procs.set(10, { ticks: 0, rss: 7 })
   metrics.track(0, 10)
   metrics.track(1, 11) // no such pid
@@ -156,6 +159,7 @@ test("emits 'sample' with a Map of id to latest after each tick; gone pids keep 
   assert.deepEqual([...seen[0].keys()], [0])
   assert.equal(seen[0].get(0).memory, 7)
   procs.delete(10)
+  clock.t += 1000
   await metrics.tick()
   assert.equal(seen[1].get(0).memory, 7)
 })
@@ -172,28 +176,23 @@ test('a sampler error for one pid does not stop the round', async () => {
   assert.equal(metrics.latest(1), null)
 })
 
-test('the sampling timer never keeps the daemon alive', () => {
+test('the sampling timers never keep the daemon alive', () => {
   const { metrics } = setup()
   metrics.start()
+  metrics.touch()
   assert.equal(metrics.timer.hasRef(), false)
+  assert.equal(metrics.leaseTimer.hasRef(), false)
   metrics.stop()
   assert.equal(metrics.timer, null)
 })
 
-test('start() samples every interval and stop() ends it', async (t) => {
-  t.mock.timers.enable({ apis: ['setInterval'] })
-  const { metrics, procs } = setup()
-  procs.set(10, { ticks: 0, rss: 7 })
+test('agent reports carry only what changed: missing fields keep their value, null means unknown', () => {
+  const { metrics } = setup()
   metrics.track(0, 10)
-  const seen = []
-  metrics.on('sample', (map) => seen.push(map))
-  metrics.start()
-  metrics.start() // idempotent
-  t.mock.timers.tick(1000)
-  await new Promise((resolve) => setImmediate(resolve))
-  assert.equal(seen.length, 1)
-  metrics.stop()
-  t.mock.timers.tick(5000)
-  await new Promise((resolve) => setImmediate(resolve))
-  assert.equal(seen.length, 1)
+  metrics.onAgentMessage(0, report({ heapUsed: 1, heapTotal: 2, elP99: 3 }))
+  metrics.onAgentMessage(0, report({ heapUsed: 5 }))
+  assert.deepEqual([metrics.latest(0).heapUsed, metrics.latest(0).heapTotal, metrics.latest(0).elP99, metrics.latest(0).elu], [5, 2, 3, null])
+  metrics.onAgentMessage(0, report({ elP99: null }))
+  assert.equal(metrics.latest(0).elP99, null)
+  assert.equal(metrics.latest(0).heapTotal, 2)
 })

@@ -30,9 +30,10 @@ test('a busy-loop process shows about one core of CPU, an idle one about zero', 
   const busy = start('busy-loop.js')
   const idle = start('idle-http.js')
   await Promise.all([once(busy, 'spawn'), once(idle, 'spawn')])
-  const metrics = createMetrics({ intervalMs: 300 })
+  const metrics = createMetrics({ fullMs: 300 })
   metrics.track('busy', busy.pid)
   metrics.track('idle', idle.pid)
+  metrics.watch() // full rate
   metrics.start()
   const seen = []
   const deadline = AbortSignal.timeout(10000)

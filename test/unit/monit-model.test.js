@@ -19,7 +19,9 @@ test('seed keeps the daemon history and selects the first process by id', () => 
   model.seed({ processes: [proc(2), proc(1)], history: { 1: [{ at: 1, cpu: 5, memory: 6, heapUsed: 7, heapTotal: 8, elP95: 9, elP99: 10, elu: 0.1, extra: true }] } })
   assert.deepEqual(model.processes.map((p) => p.id), [1, 2])
   assert.equal(model.selectedId, 1)
-  assert.deepEqual(model.historyOf(1), [{ at: 1, cpu: 5, memory: 6, heapUsed: 7, heapTotal: 8, elP95: 9, elP99: 10, elu: 0.1 }])
+  // The charted figures are kept: CPU and heap used.
+  assert.deepEqual(model.historyOf(1), [{ at: 1, cpu: 5, heapUsed: 7 }])
+  assert.deepEqual(model.seriesOf(1, 'cpu'), [5])
   assert.deepEqual(model.historyOf(2), [])
 })
 
@@ -34,7 +36,27 @@ test('each push appends one bounded history point per process, null metrics for 
   assert.deepEqual(points.map((p) => p.cpu), [2, 3, 4])
   assert.deepEqual(points.map((p) => p.at), [4000, 5000, 6000])
   assert.equal(points[2].heapUsed, null)
-  assert.equal(points[2].elP99, null)
+  assert.deepEqual(model.seriesOf(0, 'cpu', 2), [3, 4])
+})
+
+test('with many processes, chart history and log lines stay within their budgets', () => {
+  const { model, tick } = clockModel({ historySize: 300, logSize: 200 })
+  const many = Array.from({ length: 2000 }, (_, i) => proc(i))
+  model.seed({ processes: many })
+  for (let i = 0; i < 60; i++) {
+    tick()
+    model.setProcesses(many)
+  }
+  assert.equal(model.historyOf(0).length, 50) // 100,000 points / 2,000 processes
+  for (let i = 0; i < 30; i++) model.addLog({ id: 7, line: `line ${i}` })
+  assert.equal(model.logsOf(7).length, 20) // 20,000 lines / 2,000 processes, at least 20
+  model.setProcesses(many.slice(0, 10))
+  for (let i = 0; i < 300; i++) model.addLog({ id: 7, line: `line ${i}` })
+  assert.equal(model.logsOf(7).length, 200)
+  // Lines for an id the dashboard does not know are dropped at the next push.
+  model.addLog({ id: 5000, line: 'stray' })
+  model.setProcesses(many.slice(0, 10))
+  assert.deepEqual(model.logsOf(5000), [])
 })
 
 test('the selection follows the same id when processes come and go', () => {

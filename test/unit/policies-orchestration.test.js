@@ -4,6 +4,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { EventEmitter } = require('node:events')
 const { createPolicies } = require('../../daemon/policies')
+const { waitFor } = require('../helpers/wait')
 
 const MB = 1024 * 1024
 
@@ -31,7 +32,8 @@ test('memory: only the instance over the limit is replaced, once while it is bei
   t.after(() => policies.close())
   const samples = new Map([[0, { memory: 50 * MB, at: 1 }], [1, { memory: 90 * MB, at: 1 }]])
   metrics.emit('sample', samples)
-  metrics.emit('sample', samples) // the replacement of 1 is still running
+  metrics.emit('sample', samples) // the replacement of 1 is still running (or waiting its backoff)
+  await waitFor(() => replaced.length, { timeout: 2000, message: 'the memory restart' })
   await new Promise(setImmediate)
   assert.deepEqual(replaced, [[1, 'memory (90.0M > 80M)']])
 })

@@ -17,3 +17,15 @@ test('the process table stays within 80 columns, shortening long names first', (
 test('no processes says how to start one', () => {
   assert.match(renderList([]), /xpm start/)
 })
+
+test('1,000 rows: one line each between the rules, all the same width; colors only on a terminal', () => {
+  const rows = Array.from({ length: 1000 }, (_, i) => proc({ id: i, name: `sleeper-${i}`, status: i % 2 ? 'online' : 'stopped', pid: i % 2 ? 10000 + i : 0 }))
+  const out = renderList(rows, { columns: 120, tty: false })
+  const lines = out.trimEnd().split('\n')
+  assert.equal(lines.length, 1000 + 3)
+  assert.ok(lines.every((l) => [...l].length === [...lines[0]].length))
+  assert.ok(!out.includes('\u001b'))
+  const colored = renderList(rows.slice(0, 2), { columns: 120, tty: true })
+  assert.ok(colored.includes('\u001b[32monline\u001b[39m'))
+  assert.ok(colored.includes('\u001b[90m│\u001b[39m'))
+})

@@ -2,12 +2,13 @@
 
 const { printJson } = require('../run')
 
+// The table and `show` ask the daemon for the fields they print only; --json and jlist get all.
 async function list (ctx) {
   const [opts] = ctx.args
   const client = await ctx.connect()
-  const processes = await client.request('list')
-  if (opts.json) return printJson(processes)
-  process.stdout.write(require('../render-list').renderList(processes))
+  if (opts.json) return printJson(await client.request('list'))
+  const { renderList, LIST_FIELDS } = require('../render-list')
+  process.stdout.write(renderList(await client.request('list', { fields: LIST_FIELDS })))
 }
 
 async function jlist (ctx) {
@@ -18,9 +19,9 @@ async function jlist (ctx) {
 async function show (ctx) {
   const [target, opts] = ctx.args
   const client = await ctx.connect()
-  const details = await client.request('show', { target })
-  if (opts.json) return printJson(details)
-  process.stdout.write(require('../render-show').renderShow(details))
+  if (opts.json) return printJson(await client.request('show', { target }))
+  const { renderShow, SHOW_FIELDS } = require('../render-show')
+  process.stdout.write(renderShow(await client.request('show', { target, fields: SHOW_FIELDS })))
 }
 
 module.exports = { list, jlist, show }

@@ -1,0 +1,44 @@
+# xpm-runtime's init: what runs as PID 1 when xpm-runtime was started as PID 1 (a container
+# without `--init`). Started as `/bin/sh init.sh <runtime command line>` by daemon/runtime/pid1.js.
+#
+# PID 1 inherits every orphan in the container and must reap it, or it stays a zombie. Node
+# cannot wait for a process it did not spawn; a POSIX shell can: each of its waits collects any
+# child that ends (waitpid(-1)), not only the job it waits for (dash, bash and busybox ash alike).
+# So this shell starts the runtime as its only job, forwards the signals a container gets to it,
+# reaps orphans while it waits, and exits with the runtime's status. Nothing else.
+
+sig=
+child=
+forward () {
+  sig=$1
+  [ -n "$child" ] && kill -s "$1" "$child" 2>/dev/null
+}
+# Set before the runtime starts, so no signal is lost; the runtime gets default dispositions
+# back when it execs (and Node resets them anyway).
+trap 'forward TERM' TERM
+trap 'forward INT' INT
+trap 'forward HUP' HUP
+trap 'forward QUIT' QUIT
+trap 'forward USR1' USR1
+trap 'forward USR2' USR2
+
+"$@" &
+child=$!
+# A signal that came before $! was known: forward it now.
+[ -n "$sig" ] && kill -s "$sig" "$child" 2>/dev/null
+
+# `wait` returns early (status > 128) when a trapped signal arrives; then wait again. A wait for
+# a job already reported answers 127: the status before it was the runtime's own.
+last=
+while :; do
+  sig=
+  wait "$child"
+  rc=$?
+  if [ -n "$last" ] && [ "$rc" -eq 127 ]; then
+    rc=$last
+    break
+  fi
+  if [ -z "$sig" ] || [ "$rc" -le 128 ]; then break; fi
+  last=$rc
+done
+exit "$rc"

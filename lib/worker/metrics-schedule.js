@@ -1,0 +1,63 @@
+'use strict'
+
+// Metrics reports on the daemon's schedule. The daemon sends { cmd: 'NODE_XPM_METRICS',
+// intervalMs } when the process starts and whenever its sampling rate changes (1 s while someone
+// watches, 30 s otherwise, 0 for none; see daemon/metrics/index.js). Node delivers a message
+// whose cmd starts with NODE_ as 'internalMessage': the app's own process.on('message') never
+// sees it, and the listener keeps nothing alive. The listener is installed at preload, before
+// the channel is first read, so the first schedule is never missed.
+//
+// The reporter itself starts one second after the app's entry has run (booted()): when many apps
+// start at once, its cost never competes with their start-up. XPM_METRICS_INTERVAL (ms, for tests
+// and debugging) fixes the interval and ignores the daemon's schedule.
+const { intervalFrom } = require('./options')
+
+const CMD = 'NODE_XPM_METRICS'
+const START_DELAY_MS = 1000
+
+function followSchedule ({ ipc, env = process.env, on = (fn) => process.on('internalMessage', fn), off = (fn) => process.off('internalMessage', fn) }) {
+  const fixed = env.XPM_METRICS_INTERVAL ? intervalFrom(env) : null
+  let wanted = fixed // ms; null until the daemon says
+  let ready = false
+  let stopped = false
+  let reporter = null
+  let startTimer = null
+
+  function apply () {
+    if (stopped || !ready || wanted === null) return
+    if (reporter) return reporter.setInterval(wanted)
+    if (!wanted || !ipc.connected()) return
+    const { startMetricsReporter } = require('./metrics-reporter')
+    reporter = startMetricsReporter({ intervalMs: wanted, send: ipc.send, connected: ipc.connected })
+  }
+
+  function onMessage (msg) {
+    if (fixed !== null || msg === null || typeof msg !== 'object' || msg.cmd !== CMD) return
+    const ms = Number(msg.intervalMs)
+    if (!Number.isFinite(ms) || ms < 0) return
+    wanted = ms === 0 ? 0 : intervalFrom({ XPM_METRICS_INTERVAL: String(ms) })
+    apply()
+  }
+  on(onMessage)
+
+  return {
+    // The app's entry has run its first turn.
+    booted () {
+      if (stopped || startTimer) return
+      startTimer = setTimeout(() => {
+        ready = true
+        apply()
+      }, fixed ?? START_DELAY_MS)
+      startTimer.unref()
+    },
+    get reporter () { return reporter },
+    stop () {
+      stopped = true
+      clearTimeout(startTimer)
+      off(onMessage)
+      reporter?.stop()
+    }
+  }
+}
+
+module.exports = { followSchedule, CMD, START_DELAY_MS }
