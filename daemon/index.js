@@ -12,6 +12,10 @@ const { createLogSink } = require('./logs')
 const { createMetrics } = require('./metrics')
 const { createPolicies } = require('./policies')
 const { createPersistence } = require('./persistence')
+const { createHealth } = require('./health')
+const { createProber } = require('./health/probes')
+const { createJournal } = require('./journal')
+const { createHooks } = require('./hooks')
 const { version } = require('../package.json')
 
 // The daemon: one per XPM_HOME, the cluster primary of every clustered app.
@@ -20,11 +24,14 @@ async function main (options = {}) {
   // Refused (XPM_ERR_HOME_UNSAFE) when another user owns or can write it: see lib/safe-fs.js.
   ensureSafeHome(paths.home, { create: true, tighten: true })
   ensurePrivateDir(paths.logsDir)
+  const journalDir = require('node:path').join(paths.home, 'journal')
+  ensurePrivateDir(journalDir)
 
   // --foreground (systemd): wait for a daemon the CLI started to go away rather than exit in a loop
   const lock = options.waitForLock ? await waitForLock(paths.home) : await acquireLock(paths.home)
   if (lock.held) {
     lock.held.close()
+    options.endpoint?.close()
     if (options.runtime) throw new Error(`another xpm daemon (pid ${lock.held.pid ?? '?'}) already runs for ${paths.home}; give this one its own XPM_HOME`)
     process.exitCode = 0 // another daemon owns this XPM_HOME; the CLI will talk to it
     return
@@ -39,10 +46,19 @@ async function main (options = {}) {
   const logger = options.logger || createDaemonLogger({ file: paths.daemonLog })
   const logSink = createLogSink({ logsDir: paths.logsDir, logger, ...options.logSink })
   const metrics = createMetrics({})
-  const supervisor = new Supervisor({ logSink, metrics, logger })
+  const prober = createProber()
+  const supervisor = new Supervisor({ logSink, metrics, logger, prober })
   const policies = createPolicies({ supervisor, metrics, logger, home: paths.home })
+  // Probes of online processes, the restart journal (`xpm why`), on_event hooks: docs/health.md
+  const health = createHealth({ supervisor, policies, prober, logger })
+  const journal = createJournal({ supervisor, logSink, dir: journalDir, logger })
+  const hooks = createHooks({ supervisor, logger })
   const persistence = createPersistence({ paths, supervisor, logger, version, resurrect: options.resurrect, keepState: !options.runtime })
   await persistence.prepare()
+  // /metrics, /livez, /readyz: off unless XPM_METRICS names an address (xpm-runtime opens its
+  // own first, from --metrics-address, and hands it over: daemon/prometheus).
+  const endpoint = options.endpoint !== undefined ? options.endpoint : await require('./prometheus').openFromEnv(daemonEnv.XPM_METRICS, logger)
+  endpoint?.attach({ supervisor, metrics, version })
 
   let shuttingDown = false
   let socketWatcher = null
@@ -55,12 +71,17 @@ async function main (options = {}) {
     // XPM_ERR_SHUTTING_DOWN (or, for one already running, its own outcome) instead of a closed
     // connection, and the CLI waits for this process to exit before it starts a new daemon.
     policies.close()
+    health.close()
+    hooks.close()
     await persistence.beforeShutdown()
     await supervisor.close()
     await persistence.afterShutdown()
+    await journal.idle() // the stops just recorded, with their last lines
+    journal.close()
     metrics.stop()
     await logSink.close()
     socketWatcher?.close()
+    endpoint?.close() // /readyz answered 503 while the apps drained
     server.close() // also removes daemon.sock
     await fs.promises.rm(paths.pidFile, { force: true })
     logger.info({ event: 'exit' }, 'daemon exiting')
@@ -68,7 +89,7 @@ async function main (options = {}) {
     process.exit(options.exitCode?.() ?? 0)
   }
 
-  const methods = createMethods({ supervisor, logSink, metrics, shutdown, version, persistence })
+  const methods = createMethods({ supervisor, logSink, metrics, shutdown, version, persistence, journal })
   const { server } = createServer({ methods, version, logger, hello: persistence.hello })
   let socketId = await listenOnSocket(server, paths.socket)
 
@@ -115,7 +136,8 @@ async function main (options = {}) {
   process.on('unhandledRejection', (err) => logger.error({ event: 'error', err }, 'unhandled rejection'))
   logger.info({ event: 'start', pid: process.pid, version, home: paths.home, node: process.version }, 'daemon started')
   persistence.run().catch((err) => logger.error({ event: 'error', err }, 'restoring the saved state failed'))
-  return { daemonEnv, supervisor, shutdown }
+    .finally(() => { if (!options.runtime) endpoint?.markStarted() }) // the runtime says when its apps are started
+  return { daemonEnv, supervisor, shutdown, endpoint }
 }
 
 // A socket file left by a dead daemon is removed; we hold the lock, so nobody else listens.

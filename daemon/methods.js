@@ -4,20 +4,34 @@ const { XpmError } = require('../lib/errors')
 const { show } = require('../lib/units')
 const { MAX_LOG_LINES } = require('../lib/config/limits')
 const { checkSpecs, checkPaths, checkCapacity } = require('./check-specs')
-const { isFieldList } = require('../lib/process-fields')
+const { isFieldList, wants } = require('../lib/process-fields')
 
 // Checks of the params every method takes. A value of the wrong type or out of range is an
 // XPM_ERR_BAD_ARGUMENT that names the param (never an internal error further in).
 const bad = (what, value) => new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected ${what}, got ${show(value)}`)
 
-// 'all', an app name or a process id (a string, or a whole number from a hand-written client).
+// 'all', an app name, a process id, a namespace or a script (a string, or a whole number from a
+// hand-written client), or a non-empty array of up to 1024 of these (several targets at once).
+const MAX_TARGETS = 1024
+function oneTarget (value) {
+  if (typeof value === 'string' && value !== '' && value.length <= 1024) return value
+  if (Number.isSafeInteger(value) && value >= 0) return String(value)
+  return null
+}
+
 function target (params, { optional = false } = {}) {
   const value = params.target
   if (value === undefined && optional) return 'all'
-  if (typeof value === 'string' && value !== '' && value.length <= 1024) return value
-  if (Number.isSafeInteger(value) && value >= 0) return String(value)
-  throw bad('`target` to be an app name, a process id or "all"', value)
+  const single = oneTarget(value)
+  if (single !== null) return single
+  if (Array.isArray(value) && value.length > 0 && value.length <= MAX_TARGETS) {
+    const list = value.map(oneTarget)
+    if (!list.includes(null)) return list.length === 1 ? list[0] : list
+  }
+  throw bad(`\`target\` to be an app name, a process id, a namespace, a script, "all", or an array of up to ${MAX_TARGETS} of these`, value)
 }
+
+const isAll = (name) => name === 'all'
 
 function optionalBoolean (params, key, fallback) {
   const value = params[key]
@@ -72,7 +86,8 @@ function inTurnAll (methods) {
   return out
 }
 
-function createMethods ({ supervisor, logSink, metrics, shutdown, version, persistence = null }) {
+function createMethods ({ supervisor, logSink, metrics, shutdown, version, persistence = null, journal = null }) {
+  const journalMethods = journal ? require('./journal/methods').createJournalMethods({ supervisor, journal, target }) : null
   // Specs from the socket: every value checked as the CLI checks it, then the paths (async).
   const specsFor = async (params, { capacity = true } = {}) => {
     const specs = checkSpecs(params.specs)
@@ -93,7 +108,21 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
     },
     startTarget: (params, conn) => inTurn(conn, () => target(params), (name) => supervisor.startTarget(name, { onProgress: progressTo(conn) })),
     stop: (params, conn) => inTurn(conn, () => target(params), (name) => supervisor.stop(name, { onProgress: progressTo(conn) })),
-    restart: (params, conn) => inTurn(conn, () => target(params), (name) => supervisor.restart(name, { onProgress: progressTo(conn) })),
+    // specs: new specs for the apps (by name); rename: a new name for the one app the target names.
+    restart: (params, conn) => {
+      const check = async () => {
+        const name = target(params)
+        if (params.rename !== undefined && (typeof params.rename !== 'string' || !Array.isArray(params.specs) || params.specs.length !== 1)) {
+          throw bad('`rename` to be the new name, with `specs` holding the one renamed spec', params.rename)
+        }
+        const specs = params.specs === undefined || params.specs === null ? null : await specsFor(params, { capacity: false }) // a restart adds no app
+        if (params.rename !== undefined && specs[0].name !== params.rename) throw bad('`specs[0].name` to be the new name', specs[0].name)
+        return { name, specs }
+      }
+      return inTurn(conn, check, ({ name, specs }) => params.rename !== undefined
+        ? supervisor.rename(name, specs[0], { onProgress: progressTo(conn) })
+        : supervisor.restart(name, { specs, onProgress: progressTo(conn) }))
+    },
     delete: (params, conn) => inTurn(conn, () => target(params), (name) => supervisor.delete(name, { onProgress: progressTo(conn) })),
     // Figures older than ~2 s are sampled first; a `fields` list keeps the reply to what is shown.
     list: async (params) => {
@@ -104,9 +133,13 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
     show: async (params) => {
       const name = target(params)
       const fields = optionalFields(params)
-      await metrics?.fresh(supervisor.resolve(name).map((i) => i.id))
-      return supervisor.show(name, { fields })
+      await metrics?.fresh(supervisor.resolve(name, { allowEmpty: true }).map((i) => i.id))
+      const rows = supervisor.show(name, { fields })
+      // the last exit or restart of each process, from the journal (docs/health.md)
+      return journalMethods && wants(fields, 'lastEvent') ? journalMethods.withLastEvent(rows, supervisor.resolve(name, { allowEmpty: true })) : rows
     },
+    // `xpm why`: the restart journal of an app or a process, newest first
+    ...(journalMethods && { why: (params) => journalMethods.why(params) }),
 
     reload: (params, conn) => {
       const name = target(params)
@@ -137,27 +170,34 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
       return { processes: supervisor.list({ fields }), history }
     },
 
+    // perFile: the last `lines` lines of each log file (PM2's way), in file order, and the files
+    // with their line counts; otherwise the last `lines` lines of all of them together.
     logs: async (params, conn) => {
       if (!logSink) throw new XpmError('XPM_ERR_UNKNOWN_METHOD', 'This daemon has no log sink')
       const name = target(params, { optional: true })
       const filter = { names: null, ids: null, streams: new Set(optionalSubset(params, 'streams', ['out', 'err'], ['out', 'err'])) }
       const lines = lineCount(params)
       const follow = optionalBoolean(params, 'follow', true)
-      if (name !== 'all') {
+      const perFile = optionalBoolean(params, 'perFile', false)
+      if (!isAll(name)) {
+        // whole apps by name (their lines read back from files carry no id); a process id alone: its lines
+        const targets = Array.isArray(name) ? name : [name]
         const instances = supervisor.resolve(name)
-        if (supervisor.apps.has(name)) filter.names = new Set([name])
-        else filter.ids = new Set(instances.map((i) => i.id))
+        const byId = targets.every((t) => /^\d+$/.test(t) && !supervisor.apps.has(t))
+        if (byId) filter.ids = new Set(instances.map((i) => i.id))
+        else filter.names = new Set(instances.map((i) => i.name))
       }
-      if (!follow) return { lines: await logSink.tail(filter, lines) }
+      if (!follow) return perFile ? logSink.tailPerFile(filter, lines) : { lines: await logSink.tail(filter, lines) }
       const onLine = (line) => conn.push('log', line)
-      const history = await logSink.tailAndSubscribe(filter, lines, onLine, (unsubscribe) => conn.onClose(unsubscribe))
-      return { lines: history }
+      const history = await logSink.tailAndSubscribe(filter, lines, onLine, (unsubscribe) => conn.onClose(unsubscribe), { perFile })
+      return perFile ? history : { lines: history }
     },
 
-    flush: (params) => {
+    flush: async (params) => {
       const name = target(params, { optional: true })
-      if (name !== 'all') supervisor.resolve(name)
-      return logSink?.flush(name !== 'all' ? name : null)
+      if (isAll(name)) return logSink?.flush(null)
+      const names = [...new Set(supervisor.resolve(name, { allowEmpty: true }).map((i) => i.name))]
+      await Promise.all(names.map((n) => logSink?.flush(n)))
     },
     reloadLogs: () => logSink?.reopen(),
     ...persistence?.methods, // save, resurrect, prepareUpdate, ackRestored

@@ -1,5 +1,7 @@
 'use strict'
 
+const { SPEC_DEFAULTS } = require('../lib/config/spec-defaults')
+
 // What to do when a process exits on its own, or a policy (memory limit, watch) wants to restart
 // it. Pure: plain values in, a decision out. Both go through the same crash-loop accounting:
 //
@@ -52,16 +54,9 @@ function formatMs (ms) {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`
 }
 
-const DEFAULT_POLICY = Object.freeze({
-  autorestart: true,
-  maxRestarts: 16,
-  restartWindow: 60000,
-  minUptime: 1000,
-  restartDelay: 0,
-  expBackoffRestartDelay: 100,
-  maxBackoffDelay: 15000,
-  stopExitCodes: []
-})
+// The policy's fields, with the option table's defaults (lib/config/options.js).
+const DEFAULT_POLICY = Object.freeze(Object.fromEntries(['autorestart', 'maxRestarts', 'restartWindow', 'minUptime', 'restartDelay',
+  'expBackoffRestartDelay', 'maxBackoffDelay', 'stopExitCodes'].map((key) => [key, SPEC_DEFAULTS[key]])))
 
 function policyFromSpec (spec) {
   const policy = {}

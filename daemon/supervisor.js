@@ -1,11 +1,14 @@
 'use strict'
 
 const { EventEmitter } = require('node:events')
+const path = require('node:path')
 const { XpmError } = require('../lib/errors')
 const { App } = require('./model/app')
 const { Instance } = require('./model/instance')
 const { launcherFor } = require('./launchers')
 const { projector, wants } = require('../lib/process-fields')
+const { waitForDependencies, inReverseDependencyOrder, chainDepth, refuseCycles } = require('./dependencies')
+const { SPEC_DEFAULTS } = require('../lib/config/spec-defaults')
 
 // The registry of apps and the commands on them. A command resolves its target to instances,
 // groups them by app and hands each app its part: apps run their parts at the same time (each
@@ -14,16 +17,20 @@ const { projector, wants } = require('../lib/process-fields')
 //
 // Events: 'status' and 'restart' (from instances), 'change' (anything a snapshot shows),
 // 'command' ({ type: 'stop', instances }, for the policies), 'removed' (an instance is gone),
-// 'forked' ({ instance, handle }: a new OS process, adopted in the tick it was forked).
+// 'forked' ({ instance, handle }: a new OS process, adopted in the tick it was forked); for the
+// journal and the hooks (daemon/journal, daemon/hooks): 'exit', 'replace-failed', 'readiness'.
 class Supervisor extends EventEmitter {
-  constructor ({ launcher = launcherFor, logSink = null, metrics = null, logger = null } = {}) {
+  constructor ({ launcher = launcherFor, logSink = null, metrics = null, logger = null, prober = null } = {}) {
     super()
+    this.prober = prober // runs readiness probes for the instances' start-up gate (daemon/health)
     this.launcherFor = launcher
     this.logSink = logSink
     this.metrics = metrics
     this.logger = logger
     this.apps = new Map() // name → App
     this.nextId = 0
+    this.liveIds = new Map() // id → its instance, while it is in an app or its processes still run
+    this.heldIds = new Set() // ids kept free for an app being renamed
     this.closing = false
     this.hub = {
       launcherFor: (spec) => this.launcherFor(spec),
@@ -32,7 +39,10 @@ class Supervisor extends EventEmitter {
       forget: (app) => this.forget(app),
       lastErrorLines: (inst) => this.lastErrorLines(inst)
     }
-    this.on('removed', (inst) => this.metrics?.untrack(inst.id))
+    this.on('removed', (inst) => {
+      this.metrics?.untrack(inst.id)
+      this.releaseId(inst)
+    })
   }
 
   // ---- lookup -------------------------------------------------------------------------------
@@ -43,20 +53,45 @@ class Supervisor extends EventEmitter {
     return out.sort((a, b) => a.id - b.id)
   }
 
-  // 'all', an app name, or a numeric process id → the instances it names.
-  resolve (target) {
-    target = String(target)
-    if (target === 'all') return this.allInstances()
+  // A target → the instances it names, in id order. A target is 'all', an app name, a process
+  // id, a namespace (apps without one are in 'default'), a script (its absolute path, a path
+  // ending it, or its file name), or an array of these (the union). Names win over namespaces
+  // and scripts. Regular expressions are expanded to names by the CLI, never run here (a
+  // pathological pattern would block the event loop). A target that matches nothing throws
+  // XPM_ERR_APP_NOT_FOUND naming it; so does 'all' with no process, unless allowEmpty.
+  resolve (target, { allowEmpty = false } = {}) {
+    const targets = Array.isArray(target) ? target : [target]
+    const found = new Set()
+    for (const t of targets) for (const inst of this.resolveOne(String(t), allowEmpty)) found.add(inst)
+    return [...found].sort((a, b) => a.id - b.id)
+  }
+
+  resolveOne (target, allowEmpty) {
+    if (target === 'all') {
+      const all = this.allInstances()
+      if (all.length || allowEmpty) return all
+      throw new XpmError('XPM_ERR_APP_NOT_FOUND', 'Nothing matches "all": no app is managed', { details: { target } })
+    }
     const app = this.apps.get(target)
     if (app) return [...app.instances]
     if (/^\d+$/.test(target)) {
       const found = this.allInstances().find((i) => i.id === Number(target))
       if (found) return [found]
     }
+    const apps = [...this.apps.values()]
+    const inNamespace = apps.filter((a) => (a.spec.namespace ?? 'default') === target)
+    if (inNamespace.length) return inNamespace.flatMap((a) => a.instances)
+    const byScript = apps.filter((a) => scriptMatches(a.spec.script, target))
+    if (byScript.length) return byScript.flatMap((a) => a.instances)
     const known = [...this.apps.keys()]
     throw new XpmError('XPM_ERR_APP_NOT_FOUND',
-      `No app or process id "${target}"` + (known.length ? ` (known apps: ${known.join(', ')})` : ' (no apps are managed)'),
+      `No app, process id, namespace or script "${target}"` + (known.length ? ` (known apps: ${known.join(', ')})` : ' (no apps are managed)'),
       { details: { target } })
+  }
+
+  // The apps a target names, in the order of their first instance.
+  appsOf (target) {
+    return [...new Set(this.resolve(target).map((i) => i.app))]
   }
 
   app (name) {
@@ -68,7 +103,8 @@ class Supervisor extends EventEmitter {
 
   // Runs fn(app, itsInstances) for every app the target names, all apps at once. With
   // onProgress, first tells the client how long the command should take (see announce()).
-  eachApp (target, fn, { onProgress = null, stop = false, start = false } = {}) {
+  // ordered: dependents before the apps they depend on (a stop, a delete: depends_on).
+  eachApp (target, fn, { onProgress = null, stop = false, start = false, ordered = false } = {}) {
     this.refuseWhenClosing()
     const byApp = new Map()
     for (const inst of this.resolve(target)) {
@@ -76,6 +112,7 @@ class Supervisor extends EventEmitter {
       byApp.get(inst.app).push(inst)
     }
     announce(onProgress, [...byApp.keys()].map((app) => app.spec), { stop, start })
+    if (ordered) return inReverseDependencyOrder(byApp.keys(), (app, after) => fn(app, byApp.get(app), after))
     return Promise.all([...byApp].map(([app, instances]) => fn(app, instances)))
   }
 
@@ -101,10 +138,16 @@ class Supervisor extends EventEmitter {
     await this.logSink?.closeApp(app.name)
   }
 
-  // id: a saved id to keep (a restore checks it is free), else the next one.
+  // id: a saved id to keep (a restore checks it is free), else the next one. As in PM2, ids
+  // start again from 0 once no instance is left (`delete all`), but never while a removed
+  // instance may still have a process (a scale-down or delete still stopping it): an id names
+  // one process slot at a time in every reply, log line and metric.
   newInstance (app, index, id = null) {
-    if (id === null) id = this.nextId++
-    else this.nextId = Math.max(this.nextId, id + 1)
+    if (this.liveIds.size === 0 && this.heldIds.size === 0) this.nextId = 0
+    if (id === null) {
+      while (this.liveIds.has(this.nextId) || this.heldIds.has(this.nextId)) this.nextId++
+      id = this.nextId++
+    } else this.nextId = Math.max(this.nextId, id + 1)
     const instance = new Instance({
       id,
       app,
@@ -112,9 +155,11 @@ class Supervisor extends EventEmitter {
       deps: {
         launcherFor: this.launcherFor,
         wire: (inst, handle) => this.wire(inst, handle),
-        unwire: (inst, handle) => { if (inst.handle === handle) this.metrics?.untrack(inst.id) }
+        unwire: (inst, handle) => { if (inst.handle === handle) this.metrics?.untrack(inst.id) },
+        probe: this.prober ? (probe, target, role) => this.prober.probe(probe, target, { role }) : null
       }
     })
+    this.liveIds.set(id, instance)
     instance.on('status', (change) => {
       this.logger?.info({ event: 'status', app: change.name, id: change.id, processPid: change.pid, from: change.from, to: change.to, exit: change.exit, reason: change.reason, delay: change.delay }, `${change.name}[${instance.index}] ${change.from} → ${change.to}`)
       this.emit('status', change)
@@ -123,10 +168,34 @@ class Supervisor extends EventEmitter {
     instance.on('change', () => this.emit('change'))
     // A memory limit needs a sample every second; the agent (if any) is told its report schedule.
     instance.on('process', (handle) => {
-      if (handle.pid) this.metrics?.track(instance.id, handle.pid, { limited: Boolean(instance.spec.maxMemoryRestart), send: handle.reportsBoot ? (msg) => handle.send(msg) : null })
+      // the watchdog (max_event_loop_delay, max_heap) needs a report every second, always
+      const steady = Boolean(instance.spec.maxEventLoopDelay || instance.spec.maxHeap)
+      if (handle.pid) this.metrics?.track(instance.id, handle.pid, { limited: Boolean(instance.spec.maxMemoryRestart), send: handle.reportsBoot ? (msg) => handle.send(msg) : null, steady })
     })
-    instance.on('restart', (r) => this.logger?.info({ event: 'restart', app: r.name, id: r.id, instance: r.instance, reason: r.reason }, `${r.name}[${r.instance}] restart: ${r.reason}`))
+    instance.on('restart', (r) => {
+      this.logger?.info({ event: 'restart', app: r.name, id: r.id, instance: r.instance, reason: r.reason }, `${r.name}[${r.instance}] restart: ${r.reason}`)
+      this.emit('restart', r)
+    })
+    for (const event of ['exit', 'replace-failed', 'readiness']) instance.on(event, (e) => this.emit(event, e))
     return instance
+  }
+
+  // A removed instance gives its id back once none of its processes runs (scale and delete
+  // remove it first and stop it after, in the same operation).
+  releaseId (inst) {
+    const check = () => {
+      if (inst.processes().length || inst.stopping) return false
+      inst.off('status', check)
+      inst.off('change', check)
+      if (this.liveIds.get(inst.id) === inst) this.liveIds.delete(inst.id)
+      return true
+    }
+    queueMicrotask(() => {
+      if (!check()) {
+        inst.on('status', check)
+        inst.on('change', check)
+      }
+    })
   }
 
   // Logs and metrics of a freshly forked process (same tick as the fork).
@@ -164,45 +233,91 @@ class Supervisor extends EventEmitter {
   // Starts apps from specs, all at once. An app that exists is not duplicated: a stopped one
   // starts again with the new spec, a running one is reported (force: restarted with it). An
   // app being deleted is waited for, then created anew.
+  // depends_on: an app waits, inside its own start operation, for the apps it depends on (those
+  // started here and those already managed) to be ready, or, for one-shot jobs, to have exited 0
+  // (daemon/dependencies.js); apps without dependencies start at once, as before.
   async start (specs, { force = false, onProgress = null } = {}) {
     this.refuseWhenClosing()
-    announce(onProgress, specs, { stop: force, start: true })
-    return Promise.all(specs.map(async (spec) => {
-      try {
-        let app = this.apps.get(spec.name)
-        while (app?.deleting) {
-          await app.lane.idle()
-          this.refuseWhenClosing()
-          app = this.apps.get(spec.name)
-        }
-        if (!app) {
-          app = this.addApp(spec)
-          app.applySpec(spec)
-          return await app.start({ onProgress })
-        }
-        return await app.start({ spec, force, onProgress })
-      } catch (err) {
-        if (!(err instanceof XpmError)) throw err
-        return { name: spec.name, action: err.code === 'XPM_ERR_CANCELLED' ? 'cancelled' : 'failed', ids: [], failures: [{ id: null, instance: null, code: err.code, message: err.message }] }
-      }
+    refuseCycles(specs)
+    announce(onProgress, specs, { stop: force, start: true, depth: chainDepth(specs) })
+    const starts = new Map()
+    const dependenciesOf = (spec) => spec.dependsOn?.length ? (signal) => waitForDependencies(this, spec, starts, signal) : null
+    return Promise.all(specs.map((spec) => {
+      const started = this.startOne(spec, { force, onProgress, dependencies: dependenciesOf(spec) })
+      starts.set(spec.name, started)
+      return started
     }))
+  }
+
+  async startOne (spec, { force, onProgress, dependencies }) {
+    try {
+      let app = this.apps.get(spec.name)
+      while (app?.deleting) {
+        await app.lane.idle()
+        this.refuseWhenClosing()
+        app = this.apps.get(spec.name)
+      }
+      // PM2's autostart: false registers the app, stopped; its force: true is `-f` for it alone
+      const only = spec.autostart === false ? { instances: [], dependencies: null } : { dependencies }
+      if (!app) {
+        app = this.addApp(spec)
+        app.applySpec(spec)
+        return registered(spec, await app.start({ onProgress, ...only }))
+      }
+      return registered(spec, await app.start({ spec, force: force || spec.force === true, onProgress, ...only }))
+    } catch (err) {
+      if (!(err instanceof XpmError)) throw err
+      return { name: spec.name, action: err.code === 'XPM_ERR_CANCELLED' ? 'cancelled' : 'failed', ids: [], failures: [{ id: null, instance: null, code: err.code, message: err.message }] }
+    }
   }
 
   async startTarget (target, { onProgress = null } = {}) {
     const results = await this.eachApp(target, (app, instances) => app.start({ instances, onProgress }), { onProgress, start: true })
-    return merge(results, ['ids', 'failures', 'alreadyOnline'])
+    return merge(results, ['ids', 'failures', 'alreadyOnline', 'finished'])
   }
 
+  // Dependents stop before the apps they depend on (depends_on), unrelated apps at once.
   async stop (target, { onProgress = null } = {}) {
-    return merge(await this.eachApp(target, (app, instances) => app.stop(instances), { onProgress, stop: true }), ['ids'])
+    return merge(await this.eachApp(target, (app, instances, after) => app.stop(instances, 'stop', { after }), { onProgress, stop: true, ordered: true }), ['ids'])
   }
 
-  async restart (target, { onProgress = null } = {}) {
-    return merge(await this.eachApp(target, (app, instances) => app.restart(instances, { onProgress }), { onProgress, stop: true, start: true }), ['ids', 'failures'])
+  // specs: new specs by name (from an ecosystem file, or options given to restart): each app
+  // takes its own before its instances restart.
+  async restart (target, { onProgress = null, specs = null } = {}) {
+    const results = await this.eachApp(target, (app, instances) => app.restart(instances, {
+      onProgress, spec: specs?.find((s) => s.name === app.name) ?? null
+    }), { onProgress, stop: true, start: true })
+    return merge(results, ['ids', 'failures', 'finished'])
+  }
+
+  // `xpm restart <app> --name <new>`: the app is stopped and forgotten, then created anew under
+  // the new name with the same process ids (kept from reuse in between), and started.
+  async rename (target, spec, { onProgress = null } = {}) {
+    this.refuseWhenClosing()
+    const apps = this.appsOf(target)
+    if (apps.length !== 1) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--name renames one app; "${target}" names ${apps.length}`, { details: { target } })
+    const [app] = apps
+    const taken = () => {
+      if (this.apps.has(spec.name)) throw new XpmError('XPM_ERR_APP_EXISTS', `An app named "${spec.name}" is already managed; ${app.name} keeps its name`, { details: { name: spec.name } })
+    }
+    taken()
+    announce(onProgress, [app.spec, spec], { stop: true, start: true })
+    const slots = app.instances.map((i) => ({ index: i.index, id: i.id }))
+    const held = slots.map((s) => s.id).filter((id) => !this.heldIds.has(id))
+    for (const id of held) this.heldIds.add(id) // until the new instances take them
+    try {
+      await app.delete()
+      this.refuseWhenClosing()
+      taken()
+      const renamed = this.addApp({ ...spec, instances: slots.length }, { listens: app.listens, slots })
+      return { name: renamed.name, renamedFrom: app.name, ...(await renamed.restart(renamed.instances, { onProgress, reason: 'renamed' })) }
+    } finally {
+      for (const id of held) this.heldIds.delete(id)
+    }
   }
 
   async delete (target, { onProgress = null } = {}) {
-    const results = await this.eachApp(target, async (app, instances) => ({ ...(await app.delete(instances)), name: app.name }), { onProgress, stop: true })
+    const results = await this.eachApp(target, async (app, instances, after) => ({ ...(await app.delete(instances, { after })), name: app.name }), { onProgress, stop: true, ordered: true })
     return { ids: results.flatMap((r) => r.ids), apps: results.filter((r) => r.deleted).map((r) => r.name) }
   }
 
@@ -226,9 +341,14 @@ class Supervisor extends EventEmitter {
     return results
   }
 
-  async scale (name, change) {
+  // target: any target form that names one app (its name, one of its ids, its script).
+  async scale (target, change) {
     this.refuseWhenClosing()
-    return this.app(name).scale(change)
+    const apps = this.apps.has(String(target)) ? [this.apps.get(String(target))] : this.appsOf(target)
+    if (apps.length !== 1) {
+      throw new XpmError('XPM_ERR_BAD_ARGUMENT', `scale changes one app; "${target}" names ${apps.length} (${apps.map((a) => a.name).join(', ')})`, { details: { target } })
+    }
+    return apps[0].scale(change)
   }
 
   reset (target) {
@@ -242,7 +362,7 @@ class Supervisor extends EventEmitter {
   // process of every app is stopped.
   async close () {
     this.beginClose()
-    await Promise.all([...this.apps.values()].map((app) => app.stop(app.instances, 'kill').catch(() => {})))
+    await inReverseDependencyOrder(this.apps.values(), (app, after) => app.stop(app.instances, 'kill', { after }).catch(() => {}))
   }
 
   beginClose () {
@@ -255,15 +375,18 @@ class Supervisor extends EventEmitter {
     return fields ? rows.map(projector(fields)) : rows
   }
 
+  // Read-only: `all` with no process shows nothing (the commands that act on it fail instead).
   show (target, { fields = null } = {}) {
-    const instances = this.resolve(target)
+    const instances = this.resolve(target, { allowEmpty: true })
     const history = wants(fields, 'history')
     const rows = instances.map((inst) => ({
       ...inst.toJSON(this.metrics),
       spec: inst.spec,
       lastRestartDelay: inst.lastRestartDelay,
       logs: this.logSink ? this.logSink.paths(inst.spec, inst.index) : null,
-      history: this.metrics && history ? this.metrics.history(inst.id) : []
+      history: this.metrics && history ? this.metrics.history(inst.id) : [],
+      // the environment the process gets (`xpm env <id>`), only when asked for by name
+      ...(fields?.includes('env') ? { env: inst.env() } : {})
     }))
     return fields ? rows.map(projector(fields)) : rows
   }
@@ -272,11 +395,27 @@ class Supervisor extends EventEmitter {
 // The first progress event of a long command: how long it should take. Apps run in parallel,
 // so it is the longest of their own waits (kill_timeout when stopping, listen_timeout when
 // starting), never their sum. The CLI sets its deadline from it.
-function announce (onProgress, specs, { stop, start }) {
+// depth: the longest depends_on chain (its apps start one after another).
+function announce (onProgress, specs, { stop, start, depth = 1 }) {
   if (!onProgress) return
   const longest = (key, fallback) => Math.max(0, ...specs.map((s) => s[key] ?? fallback))
-  const expectMs = (stop ? longest('killTimeout', 5000) + 5000 : 0) + (start ? longest('listenTimeout', 8000) : 0)
+  const expectMs = (stop ? longest('killTimeout', SPEC_DEFAULTS.killTimeout) + 5000 : 0) + (start ? longest('listenTimeout', SPEC_DEFAULTS.listenTimeout) * depth : 0)
   onProgress({ type: 'begin', expectMs })
+}
+
+// Whether an app's script is the one a target names: its absolute path, a relative path that
+// ends it (`test/echo.js`), or its file name (`echo.js`), as PM2 users type it.
+function scriptMatches (script, target) {
+  if (typeof script !== 'string' || !target) return false
+  if (path.isAbsolute(target)) return path.normalize(target) === script
+  const relative = path.normalize(target)
+  if (relative.startsWith('..')) return false
+  return relative.includes(path.sep) ? script.endsWith(path.sep + relative) : path.basename(script) === relative
+}
+
+// The start of an app with autostart: false says it was registered, not started.
+function registered (spec, result) {
+  return spec.autostart === false && result.action !== 'already running' ? { ...result, action: 'registered, not started (autostart: false)' } : result
 }
 
 // Per-app results of one command → one reply: arrays concatenated in id order.
@@ -286,4 +425,4 @@ function merge (results, keys) {
   return out
 }
 
-module.exports = { Supervisor }
+module.exports = { Supervisor, scriptMatches }

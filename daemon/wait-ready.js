@@ -1,6 +1,8 @@
 'use strict'
 
 const { XpmError } = require('../lib/errors')
+const { describeProbe } = require('../lib/config/health-types')
+const { passReadiness } = require('./health/gate')
 
 // Resolves when a freshly launched process can take traffic; rejects with the reason when it
 // exits first or is not ready within listenTimeout.
@@ -9,14 +11,20 @@ const { XpmError } = require('../lib/errors')
 //                        predecessor listened)
 //   otherwise:           `listening`, or `booted` (the agent saw the app's entry run its first
 //                        turn) — or, for a process without the agent, `online` plus settleMs
+// readiness: a probe (docs/health.md) that must then pass too, run by probe() → { ok, detail };
+//                      the whole wait, probe included, is bounded by listenTimeout, and a
+//                      process that never passes fails like one that never listens.
 // signal: an AbortSignal; aborting rejects with its reason and removes every listener.
-function waitUntilReady (handle, { waitReady = false, expectListen = false, listenTimeout = 8000, settleMs = 1000, label = 'process', signal = null }) {
+function waitUntilReady (handle, { waitReady = false, expectListen = false, listenTimeout = 8000, settleMs = 1000, label = 'process', signal = null, readiness = null, probe = null }) {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason)
     let settleTimer = null
+    let gating = null // the readiness probe's wait, once the process is up
+    let lastProbe = null
     const cleanup = () => {
       clearTimeout(deadline)
       clearTimeout(settleTimer)
+      gating?.abort()
       handle.off('exit', onExit)
       handle.off('listening', onListening)
       handle.off('message', onMessage)
@@ -24,7 +32,18 @@ function waitUntilReady (handle, { waitReady = false, expectListen = false, list
       signal?.removeEventListener('abort', onAbort)
     }
     const onAbort = () => { cleanup(); reject(signal.reason) }
-    const done = (how) => { cleanup(); resolve(how) }
+    const finish = (how) => { cleanup(); resolve(how) }
+    const done = (how) => {
+      if (!readiness || !probe) return finish(how)
+      if (gating) return
+      // The process is up: from now on only the probe decides (and exit, and the deadline).
+      handle.off('listening', onListening)
+      handle.off('message', onMessage)
+      handle.off('booted', onBooted)
+      gating = new AbortController()
+      passReadiness(readiness, probe, { signal: gating.signal, onResult: (r) => { lastProbe = r } })
+        .then((r) => finish({ ...how, probe: r.detail }), () => {})
+    }
     const fail = (code, message, details) => { cleanup(); reject(new XpmError(code, message, { details })) }
 
     const onExit = ({ code, signal }) => {
@@ -39,6 +58,10 @@ function waitUntilReady (handle, { waitReady = false, expectListen = false, list
       settleTimer = setTimeout(() => done({ by: 'settled' }), settleMs)
     }
     const deadline = setTimeout(() => {
+      if (gating) {
+        const last = lastProbe ? lastProbe.detail : `${describeProbe(readiness)}: no result yet`
+        return fail('XPM_ERR_START_FAILED', `${label} was not ready after ${listenTimeout} ms (readiness probe ${last})`, { reason: 'timeout', probe: last })
+      }
       const waited = waitReady ? "a 'ready' message" : expectListen ? 'it to listen' : 'its entry to run'
       fail('XPM_ERR_START_FAILED', `${label} was not ready after ${listenTimeout} ms (waited for ${waited})`, { reason: 'timeout' })
     }, listenTimeout)

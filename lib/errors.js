@@ -31,7 +31,11 @@ const CODES = {
   XPM_ERR_TOO_MANY_APPS: { exit: 1, summary: 'Starting these apps would take the daemon over the number of apps it manages (1024).' },
   XPM_ERR_REPLY_TOO_LARGE: { exit: 1, summary: 'The answer to a request is larger than a reply may be (64 MiB); ask for less (fewer log lines, one app).' },
   XPM_ERR_INTERNAL: { exit: 1, summary: 'An unexpected error inside xpm; the daemon log has details.' },
-  XPM_ERR_STARTUP_FAILED: { exit: 1, summary: 'The boot unit could not be written, enabled or removed (permissions, no systemd).' }
+  XPM_ERR_NOT_SUPPORTED: { exit: 1, summary: 'A PM2 command xpm does not provide (deploy, modules, PM2 Plus…); the message says what to use instead.' },
+  XPM_ERR_IMPORT_SOURCE: { exit: 2, summary: 'The PM2 setup to import (`dump.pm2`, written by `pm2 save`) is missing, unreadable or not a list of processes.' },
+  XPM_ERR_STARTUP_FAILED: { exit: 1, summary: 'The boot unit could not be written, enabled or removed (permissions, no systemd).' },
+  XPM_ERR_DEPENDENCY_FAILED: { exit: 1, summary: 'An app was not started because an app it depends on (`depends_on`) is not managed, stopped, errored, or a one-shot job that did not exit 0.' },
+  XPM_ERR_METRICS_LISTEN: { exit: 1, summary: 'The metrics and probes endpoint (`XPM_METRICS`, `xpm-runtime --metrics-address`) could not listen on its address (in use, not an address of this machine).' }
 }
 
 class XpmError extends Error {

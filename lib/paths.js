@@ -3,8 +3,17 @@
 const path = require('node:path')
 const os = require('node:os')
 
-// Every file xpm keeps lives under one XPM_HOME; each test uses its own.
-function homePaths (home = process.env.XPM_HOME || path.join(os.homedir(), '.xpm')) {
+// Every file xpm keeps lives under one XPM_HOME; each test uses its own. A script written for
+// PM2 that sets PM2_HOME (one daemon per folder) gets a daemon of its own too when XPM_HOME is
+// not set: in <PM2_HOME>/xpm, so xpm never writes PM2's own files (its logs/<name>-out.log
+// have xpm's names) while both run during a migration (docs/migrating-from-pm2.md).
+function defaultHome (env = process.env) {
+  if (env.XPM_HOME) return env.XPM_HOME
+  if (env.PM2_HOME) return path.join(env.PM2_HOME, 'xpm')
+  return path.join(os.homedir(), '.xpm')
+}
+
+function homePaths (home = defaultHome()) {
   home = path.resolve(home)
   return {
     home,
@@ -18,4 +27,4 @@ function homePaths (home = process.env.XPM_HOME || path.join(os.homedir(), '.xpm
   }
 }
 
-module.exports = { homePaths }
+module.exports = { homePaths, defaultHome }

@@ -5,9 +5,12 @@ const path = require('node:path')
 const AGENT = path.join(__dirname, '..', '..', 'lib', 'worker', 'agent.js')
 
 // The agent is preloaded into every Node worker: with `metrics: false` it only keeps the reload's
-// keep-alive drain (the instance's env carries XPM_METRICS=0).
+// keep-alive drain (the instance's env carries XPM_AGENT_METRICS=0).
+// source_map_support: Node's own --enable-source-maps.
 function nodeExecArgv (spec) {
-  return [...(spec.nodeArgs || []), '--require', AGENT]
+  const args = spec.nodeArgs || []
+  const sourceMaps = spec.sourceMapSupport === true && !args.includes('--enable-source-maps') ? ['--enable-source-maps'] : []
+  return [...args, ...sourceMaps, '--require', AGENT]
 }
 
 // XPM_AGENT=0 in the app's env turns the agent off (see lib/worker/agent.js).

@@ -4,6 +4,7 @@ const cluster = require('node:cluster')
 const { ProcessHandle } = require('./handle')
 const { nodeExecArgv, hasAgent } = require('./agent-args')
 const { newTag, TAG_VAR } = require('./process-tree')
+const { idOptions, applyAppOptions } = require('./app-options')
 
 // A cluster worker: the daemon is its primary and routes its connections. It shares the
 // daemon's process group (cluster.fork cannot detach), so it and what it started are signalled
@@ -33,7 +34,7 @@ class ClusterHandle extends ProcessHandle {
 // The daemon is the cluster primary. setupPrimary() settings apply to the next fork only, so
 // every fork sets them for its own app. The worker runs the user's script directly (not a
 // wrapper that require()s it), so ES-module apps load exactly as under plain `node`.
-function launchClusterWorker (spec, appEnv) {
+function launchClusterWorker (spec, appEnv, { index = 0 } = {}) {
   const tag = newTag()
   const env = { ...appEnv, [TAG_VAR]: tag }
   cluster.setupPrimary({
@@ -41,7 +42,10 @@ function launchClusterWorker (spec, appEnv) {
     args: spec.args || [],
     cwd: spec.cwd,
     execArgv: nodeExecArgv(spec),
-    silent: true
+    silent: true,
+    // setupPrimary() keeps what it was given before: an app without uid/gid must not inherit them
+    uid: idOptions(spec).uid,
+    gid: idOptions(spec).gid
   })
   // cluster.fork() merges the primary's process.env under `env`; the daemon empties its own
   // process.env at start-up so the app sees exactly the environment it was given.
@@ -55,7 +59,7 @@ function launchClusterWorker (spec, appEnv) {
   worker.on('disconnect', () => handle.emit('disconnect'))
   worker.on('error', () => {}) // EPIPE on a dying worker's channel; the exit event tells the story
   worker.on('exit', (code, signal) => handle.markExited(code, signal))
-  return handle
+  return applyAppOptions(handle, spec, { index })
 }
 
 // Cluster workers share their listening sockets through the primary, so a replacement can

@@ -4,12 +4,15 @@ const childProcess = require('node:child_process')
 const { ProcessHandle } = require('./handle')
 const { nodeExecArgv, hasAgent } = require('./agent-args')
 const { newTag, TAG_VAR } = require('./process-tree')
+const { idOptions, applyAppOptions } = require('./app-options')
+const { isNodeRuntime } = require('../../lib/config/script')
 
 // A fork-mode child leads its own process group, so a signal reaches a shell script's children.
 // (A stop reaches the rest of its tree too, and the group even after the leader has exited:
 // see stop-process.js and process-tree.js.)
 class ForkHandle extends ProcessHandle {
   signal (sig) {
+    if (this.treekill === false) return super.signal(sig) // treekill: false, the process alone
     if (this.exited || !this.pid) return false
     try {
       process.kill(-this.pid, sig)
@@ -20,16 +23,19 @@ class ForkHandle extends ProcessHandle {
   }
 }
 
-// Fork mode: child_process.fork for Node scripts (IPC for the agent and `ready`), spawn for
-// any other interpreter or an executable.
-function launchForkProcess (spec, appEnv) {
+// Fork mode: child_process.fork for Node scripts (IPC for the agent and `ready`), on the Node
+// that runs xpm or the one the app names (interpreter: '/opt/node18/bin/node'); spawn for any
+// other interpreter or an executable.
+function launchForkProcess (spec, appEnv, { index = 0 } = {}) {
   const tag = newTag()
   const env = { ...appEnv, [TAG_VAR]: tag }
-  const options = { cwd: spec.cwd, env, detached: true }
+  const options = { cwd: spec.cwd, env, detached: true, ...idOptions(spec) }
+  const node = isNodeRuntime(spec.interpreter)
   let child
-  if (spec.interpreter === 'node') {
+  if (node) {
     child = childProcess.fork(spec.script, spec.args || [], {
       ...options,
+      ...(spec.interpreter !== 'node' ? { execPath: spec.interpreter } : {}),
       execArgv: nodeExecArgv(spec),
       stdio: ['ignore', 'pipe', 'pipe', 'ipc']
     })
@@ -40,7 +46,7 @@ function launchForkProcess (spec, appEnv) {
     child = childProcess.spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] })
   }
   const handle = new ForkHandle({ child })
-  handle.reportsBoot = spec.interpreter === 'node' && hasAgent(env)
+  handle.reportsBoot = node && hasAgent(env)
   handle.groupLeader = true
   handle.tag = tag
   handle.group = child.pid || 0 // detached: the child calls setsid(), leading group = its pid
@@ -59,7 +65,7 @@ function launchForkProcess (spec, appEnv) {
     }
   })
   child.on('exit', (code, signal) => handle.markExited(code, signal))
-  return handle
+  return applyAppOptions(handle, spec, { index })
 }
 
 // Fork-mode processes cannot share a port, so a reload is a restart, one instance at a time.

@@ -81,7 +81,7 @@ class ProcessHandle extends EventEmitter {
   // null for a handle without a real process behind it.
   processTree () {
     if (!this.tag) return null
-    return new ProcessTree({ leaderPid: () => (this.exited ? 0 : this.pid), tag: this.tag, group: this.group })
+    return new ProcessTree({ leaderPid: () => (this.exited ? 0 : this.pid), tag: this.tag, group: this.group, ...(this.pollMs ? { pollMs: this.pollMs } : {}) })
   }
 
   signal (sig) {

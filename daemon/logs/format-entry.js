@@ -21,7 +21,8 @@ function createEntryFormatter (logs = {}) {
       })
     }
   }
-  if (logs.time) {
+  // A date format given without --time still prefixes the date, as PM2 does.
+  if (logs.time || logs.dateFormat) {
     return {
       json: false,
       line: (message, time) => `${formatTime(time)}: ${message}`,

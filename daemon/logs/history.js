@@ -17,6 +17,11 @@ function intersects (set, wanted) {
   return false
 }
 
+// Whether a file can hold lines the filter wants.
+function sinkMatches (sink, filter) {
+  return intersects(sink.apps, filter.names) && intersects(sink.streams, filter.streams) && intersects(sink.ids, filter.ids)
+}
+
 // Synchronous part of a tail: the matching lines of the rings, and, per file, the logical
 // position where the ring starts (everything before it can only come from disk).
 function snapshot (sinks, filter, n) {
@@ -24,7 +29,7 @@ function snapshot (sinks, filter, n) {
   let lines = []
   for (const sink of sinks) {
     if (!sink.ring) continue
-    if (!intersects(sink.apps, filter.names) || !intersects(sink.streams, filter.streams) || !intersects(sink.ids, filter.ids)) continue
+    if (!sinkMatches(sink, filter)) continue
     const records = sink.ring.toArray()
     for (const r of records) if (matches(filter, r.obj)) lines.push(r)
     plans.push({ sink, before: records.length ? records[0].pos : sink.writtenBytes })
@@ -77,4 +82,4 @@ async function readSink ({ sink, before }, filter, need, signal) {
   return texts.map((t) => parseJsonLine(t, fallback)).filter((o) => o.id === null || !filter.ids || filter.ids.has(o.id))
 }
 
-module.exports = { snapshot, complete, matches }
+module.exports = { snapshot, complete, matches, sinkMatches }

@@ -5,7 +5,7 @@ const { FileSink } = require('./file-sink')
 const { LineSplitter } = require('./line-splitter')
 const { createEntryFormatter } = require('./format-entry')
 const { logPaths, normalizeRotate } = require('./paths')
-const { snapshot, complete } = require('./history')
+const { snapshot, complete, sinkMatches } = require('./history')
 const { Subscribers } = require('./subscribers')
 const { RECORD_OVERHEAD } = require('./ring')
 
@@ -171,13 +171,40 @@ class LogSink extends EventEmitter {
   }
 
   async tail (filter, n) {
-    return complete(snapshot(this.files.values(), filter || {}, n), filter || {}, n, this.logger)
+    return this.history(filter || {}, n, false)()
+  }
+
+  // The last n lines of each file (PM2's `logs --lines`): { lines, files: [{ file, streams, lines }] }.
+  async tailPerFile (filter, n) {
+    return this.history(filter || {}, n, true)()
+  }
+
+  // Takes the snapshot of the rings now and returns the (async) completion from disk.
+  history (filter, n, perFile) {
+    if (!perFile) {
+      const snap = snapshot(this.files.values(), filter, n)
+      return () => complete(snap, filter, n, this.logger)
+    }
+    const snaps = []
+    for (const sink of this.files.values()) {
+      if (sink.ring && sinkMatches(sink, filter)) snaps.push({ sink, snap: snapshot([sink], filter, n) })
+    }
+    return async () => {
+      const lines = []
+      const files = []
+      for (const { sink, snap } of snaps) {
+        const got = await complete(snap, filter, n, this.logger)
+        files.push({ file: sink.file, streams: [...sink.streams], lines: got.length })
+        for (const line of got) lines.push(line)
+      }
+      return { lines, files }
+    }
   }
 
   // The last n lines, then live lines with no gap and no duplicate. Live lines that arrive while
   // history is read are delivered on the next turn after the promise resolves, so a caller that
   // sends the history in its await continuation sends it first.
-  async tailAndSubscribe (filter, n, onLine, onSubscribed) {
+  async tailAndSubscribe (filter, n, onLine, onSubscribed, { perFile = false } = {}) {
     filter = filter || {}
     let live = false
     let cancelled = false
@@ -196,10 +223,10 @@ class LogSink extends EventEmitter {
       unsubscribeRaw()
     }
     onSubscribed?.(unsubscribe)
-    const snap = snapshot(this.files.values(), filter, n)
+    const read = this.history(filter, n, perFile)
     let lines
     try {
-      lines = await complete(snap, filter, n, this.logger)
+      lines = await read()
     } catch (err) {
       unsubscribe()
       throw err

@@ -4,7 +4,7 @@
 // the channel, so only known fields are kept. An agent sends only the figures that changed since
 // its previous report: a field left out keeps its value, null means "not known" (say, no loop
 // delay figures yet).
-const FIELDS = ['heapUsed', 'heapTotal', 'rss', 'elP50', 'elP95', 'elP99', 'elMax', 'elu']
+const FIELDS = ['heapUsed', 'heapTotal', 'rss', 'elP50', 'elP90', 'elP95', 'elP99', 'elMax', 'elu']
 
 // undefined: not a metrics report (other 'xpm:agent' kinds belong to other modules).
 // null: a metrics report without usable data.

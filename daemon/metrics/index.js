@@ -62,17 +62,22 @@ class Metrics extends EventEmitter {
   // ---- processes ----------------------------------------------------------------------------
 
   // limited: sample it at the full rate always (max_memory_restart). send(msg): how to reach its
-  // agent, null when it has none. A new pid for a known id (a restart) keeps the history but
-  // starts CPU and agent data afresh.
-  track (id, pid, { limited = false, send = null } = {}) {
+  // agent, null when it has none. steady: its agent reports at the full rate always, and every
+  // interval even when nothing changed (the watchdog: max_event_loop_delay, max_heap). A new pid
+  // for a known id (a restart) keeps the history but starts CPU and agent data afresh.
+  track (id, pid, { limited = false, send = null, steady = false } = {}) {
     const old = this.states.get(id)
     if (old && old.pid === pid) {
       this.setLimited(old, limited)
-      if (send && !old.send) { old.send = send; this.tellAgent(old) }
+      if ((send && !old.send) || old.steady !== steady) {
+        old.send = old.send || send
+        old.steady = steady
+        this.tellAgent(old)
+      }
       return
     }
     if (old) this.setLimited(old, false)
-    const state = { pid, prev: null, os: null, agent: null, sampledAt: -Infinity, limited: false, send, history: old ? old.history : new PointHistory() }
+    const state = { pid, prev: null, os: null, agent: null, sampledAt: -Infinity, limited: false, steady, send, history: old ? old.history : new PointHistory() }
     this.states.set(id, state)
     this.setLimited(state, limited)
     this.tellAgent(state)
@@ -106,6 +111,13 @@ class Metrics extends EventEmitter {
   latest (id) {
     const state = this.states.get(id)
     return state ? merge(state) : null
+  }
+
+  // CPU time the tracked process has used (user + system, in seconds) at its last sample; null
+  // when not known (not sampled yet, or a platform whose sampler gives no tick count).
+  cpuSeconds (id) {
+    const ticks = this.states.get(id)?.prev?.ticks
+    return typeof ticks === 'number' ? ticks / (this.sampler.clkTck || 100) : null
   }
 
   // Oldest first. since: an `at` (epoch ms); max: the newest n points; fields: which figures.
@@ -189,7 +201,7 @@ class Metrics extends EventEmitter {
   tellAgent (state) {
     if (!state.send) return
     try {
-      state.send({ cmd: SCHEDULE_CMD, intervalMs: this.agentInterval() })
+      state.send(state.steady ? { cmd: SCHEDULE_CMD, intervalMs: this.fullMs, heartbeat: true } : { cmd: SCHEDULE_CMD, intervalMs: this.agentInterval() })
     } catch {} // a closing channel: its exit is reported elsewhere
   }
 
@@ -261,9 +273,10 @@ class Metrics extends EventEmitter {
   }
 
   // On demand, for `list` and `show`: samples the given ids (all when null) whose last sample is
-  // older than freshMs, then resolves. Also takes the attention lease.
-  async fresh (ids = null) {
-    this.touch()
+  // older than freshMs, then resolves. Also takes the attention lease, unless `lease: false` (a
+  // Prometheus scrape: periodic, not someone watching).
+  async fresh (ids = null, { lease = true } = {}) {
+    if (lease) this.touch()
     while (this.inflight) await this.inflight.catch(() => {})
     const t = this.now()
     const stale = []
@@ -352,7 +365,7 @@ class Metrics extends EventEmitter {
   }
 }
 
-const EMPTY_AGENT = { heapUsed: null, heapTotal: null, rss: null, elP50: null, elP95: null, elP99: null, elMax: null, elu: null }
+const EMPTY_AGENT = { heapUsed: null, heapTotal: null, rss: null, elP50: null, elP90: null, elP95: null, elP99: null, elMax: null, elu: null }
 
 function merge ({ os, agent }) {
   if (!os && !agent) return null
@@ -364,6 +377,7 @@ function merge ({ os, agent }) {
     heapTotal: a.heapTotal,
     rss: a.rss,
     elP50: a.elP50,
+    elP90: a.elP90,
     elP95: a.elP95,
     elP99: a.elP99,
     elMax: a.elMax,

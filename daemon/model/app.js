@@ -72,7 +72,9 @@ class App {
 
   // With a spec: (re)defines the app. A running app is left alone unless `force` (then it is
   // stopped and started with the new spec). Without: starts the given instances (default all).
-  start ({ spec = null, force = false, instances = null, onProgress = null } = {}) {
+  // dependencies(signal): resolves once the apps this one depends on are ready (depends_on, see
+  // Supervisor.start); awaited in this operation, so a stop or delete meanwhile cancels it.
+  start ({ spec = null, force = false, instances = null, onProgress = null, dependencies = null } = {}) {
     return this.run('start', async (signal) => {
       let action = 'started'
       if (spec) {
@@ -80,11 +82,15 @@ class App {
         if (running && !force) return { name: this.name, action: 'already running', ids: this.ids(), failures: [] }
         if (running) {
           action = 'restarted'
-          await Promise.all(this.instances.map((i) => i.stop()))
+          await Promise.all(this.instances.map((i) => i.stop('restart')))
           signal.throwIfAborted()
         }
         const { removed } = this.applySpec(spec)
         await Promise.all(removed.map((i) => i.stop()))
+        signal.throwIfAborted()
+      }
+      if (dependencies) {
+        await dependencies(signal)
         signal.throwIfAborted()
       }
       const targets = (instances ?? this.instances).filter((i) => this.instances.includes(i))
@@ -93,13 +99,21 @@ class App {
     })
   }
 
-  // Starts instances at once and collects the ones that did not reach online.
+  // Starts instances at once and collects the ones that did not reach online. A process that
+  // exits with code 0 before it was ready and is not restarted (autorestart off, or 0 in
+  // stop_exit_codes) has finished its job: `finished`, not a failure.
   async launchAll (instances, signal, onProgress = null, start = (i) => i.start(signal)) {
+    const finished = []
     const outcomes = await Promise.allSettled(instances.map(async (inst) => {
       try {
         await start(inst)
         onProgress?.({ type: 'online', app: this.name, id: inst.id, instance: inst.index, pid: inst.pid })
       } catch (err) {
+        if (!signal.aborted && inst.status === STATUS.STOPPED && inst.lastExit?.code === 0 && !inst.lastExit.signal) {
+          finished.push(inst.id)
+          onProgress?.({ type: 'finished', app: this.name, id: inst.id, instance: inst.index, code: 0 })
+          return
+        }
         if (!signal.aborted) onProgress?.({ type: 'failed', app: this.name, id: inst.id, instance: inst.index, reason: err.message })
         throw err
       }
@@ -111,24 +125,53 @@ class App {
       const inst = instances[n]
       failures.push({ id: inst.id, instance: inst.index, message: o.reason.message, stderr: await this.hub.lastErrorLines(inst) })
     }
-    return { ids: instances.map((i) => i.id), failures }
+    return { ids: instances.map((i) => i.id), failures, finished }
   }
 
-  stop (instances = this.instances, kind = 'stop') {
+  // after: a promise to wait for, in the operation, before the processes are stopped (the stops
+  // of the apps that depend on this one: depends_on); the operation is queued at once all the same.
+  stop (instances = this.instances, kind = 'stop', { after = null } = {}) {
     this.hub.emit('command', { type: 'stop', instances }) // policies: a user stop also stops watch and cron
     return this.run(kind, async () => {
-      await Promise.all(instances.map((i) => i.stop()))
+      if (after) await after
+      await Promise.all(instances.map((i) => i.stop(kind)))
       return { ids: instances.map((i) => i.id) }
     })
   }
 
-  restart (instances = this.instances, { reason = 'manual', onProgress = null } = {}) {
-    return this.run('restart', (signal) => this.launchAll(instances.filter((i) => this.instances.includes(i)), signal, onProgress, (i) => i.restart(reason, signal)))
+  // With a spec (a restart from an ecosystem file, or with changed options) the app takes it
+  // first; instances it adds are started, the ones it removes stopped.
+  restart (instances = this.instances, { reason = 'manual', onProgress = null, spec = null } = {}) {
+    return this.run('restart', async (signal) => {
+      let added = []
+      if (spec) {
+        const change = this.applySpec(spec)
+        added = change.added
+        await Promise.all(change.removed.map((i) => i.stop()))
+        signal.throwIfAborted()
+      }
+      const targets = instances.filter((i) => this.instances.includes(i))
+      const restarted = await this.launchAll(targets, signal, onProgress, (i) => i.restart(reason, signal))
+      if (!added.length) return restarted
+      const started = await this.launchAll(added, signal, onProgress)
+      return { ids: [...restarted.ids, ...started.ids], failures: [...restarted.failures, ...started.failures], finished: [...restarted.finished, ...started.finished] }
+    })
   }
 
   // See reload.js. Policy restarts pass a coalesce key: a burst of them costs one reload.
+  // Each job that ran says how it ended ('reloaded': success, failed or cancelled; the
+  // xpm_reloads_total counter of daemon/prometheus).
   reload (instances = this.instances, { spec = null, reason = 'reload', onStep = () => {}, coalesce = null } = {}) {
-    return this.run('reload', (signal) => reloadInstances(this, instances, { spec, reason, onStep, signal }), { coalesce })
+    return this.run('reload', async (signal) => {
+      try {
+        const result = await reloadInstances(this, instances, { spec, reason, onStep, signal })
+        this.hub.emit('reloaded', { app: this.name, reason, result: result.failed ? 'failed' : 'success' })
+        return result
+      } catch (err) {
+        this.hub.emit('reloaded', { app: this.name, reason, result: err.code === 'XPM_ERR_CANCELLED' || signal.aborted ? 'cancelled' : 'failed' })
+        throw err
+      }
+    }, { coalesce })
   }
 
   // `xpm scale`: the change as typed ('4', '+2', '-1'). New instances start when the app runs.
@@ -142,7 +185,7 @@ class App {
       this.spec = { ...this.spec, instances: to }
       this.removeInstances(removed)
       const added = this.addInstances(plan.add)
-      await Promise.all(removed.map((i) => i.stop()))
+      await Promise.all(removed.map((i) => i.stop('scale')))
       signal.throwIfAborted()
       const started = running && added.length ? await this.launchAll(added, signal) : { failures: [] }
       return {
@@ -158,12 +201,13 @@ class App {
   }
 
   // Removes the given instances (all: the app itself) once they are stopped.
-  delete (instances = this.instances) {
+  delete (instances = this.instances, { after = null } = {}) {
     const whole = this.instances.every((i) => instances.includes(i))
     if (whole) this.deleting = true
     this.hub.emit('command', { type: 'stop', instances })
     const deleting = this.run('delete', async () => {
-      await Promise.all(instances.map((i) => i.stop()))
+      if (after) await after // see stop()
+      await Promise.all(instances.map((i) => i.stop('delete')))
       this.removeInstances(instances.filter((i) => this.instances.includes(i)))
       if (!this.instances.length) {
         this.deleted = true

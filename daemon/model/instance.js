@@ -7,7 +7,10 @@ const { decideRestart, policyFromSpec } = require('../restart-policy')
 const { stopProcess } = require('../stop-process')
 const { waitUntilReady } = require('../wait-ready')
 const { holdUnderWatch } = require('../policies/watch-crash')
+const { needsAgentProbes } = require('../health/probe-target')
 const { abortable } = require('./op-lane')
+const { instanceEnv } = require('../../lib/config/instance-env')
+const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
 
 const DRAIN = { cmd: 'NODE_XPM_DRAIN' } // see lib/worker/drain.js
 
@@ -21,7 +24,10 @@ const DRAIN = { cmd: 'NODE_XPM_DRAIN' } // see lib/worker/drain.js
 //
 // Emits 'status' on every status change, 'restart' on every counted restart, 'process' when a
 // process takes the slot, and 'change' when something a snapshot shows changed without a status
-// change (a spare appeared or went away).
+// change (a spare appeared or went away, readiness changed). For the journal and the hooks,
+// which only listen: 'exit' for every OS process of the slot that exits (with what xpm did to it
+// and what follows), 'replace-failed' when a reload's replacement is rolled back, 'readiness'
+// when the readiness probe's verdict on an online process changes.
 class Instance extends EventEmitter {
   constructor ({ id, app, index, deps }) {
     super()
@@ -46,6 +52,7 @@ class Instance extends EventEmitter {
     this.lastRestartDelay = 0
     this.lastRestartReason = null
     this.givingUp = null // the reason, while giveUp() stops the process
+    this.readiness = null // { ready, reason, since } of the current process, with a readiness probe
   }
 
   get name () { return this.app.name }
@@ -68,10 +75,11 @@ class Instance extends EventEmitter {
   env () {
     return {
       ...this.spec.env,
-      NODE_APP_INSTANCE: String(this.index),
+      ...instanceEnv(this.spec, this.index), // NODE_APP_INSTANCE (or instance_var), increment_var
       XPM_ID: String(this.id),
       XPM_APP_NAME: this.name,
-      ...(this.spec.metrics === false ? { XPM_METRICS: '0' } : {})
+      ...(needsAgentProbes(this.spec) ? { XPM_PROBES: '1' } : {}), // lib/worker/probe.js
+      ...(this.spec.metrics === false ? { XPM_AGENT_METRICS: '0' } : {})
     }
   }
 
@@ -79,7 +87,8 @@ class Instance extends EventEmitter {
 
   // Forks and adopts a process, in this tick.
   fork () {
-    const handle = this.deps.launcherFor(this.spec).launch(this.spec, this.env())
+    const handle = this.deps.launcherFor(this.spec).launch(this.spec, this.env(), { index: this.index })
+    handle.forkedAt = performance.now()
     this.deps.wire(this, handle)
     handle.on('listening', () => this.app.markListening())
     handle.once('exit', (exit) => this.onExit(handle, exit))
@@ -92,10 +101,34 @@ class Instance extends EventEmitter {
       waitReady: spec.waitReady,
       expectListen: handle.announcesListening && this.app.listens,
       listenTimeout: spec.listenTimeout,
-      settleMs: Math.min(spec.minUptime ?? 1000, 1000),
+      settleMs: Math.min(spec.minUptime ?? SPEC_DEFAULTS.minUptime, 1000),
       label,
-      signal
+      signal,
+      readiness: spec.readiness ?? null,
+      probe: spec.readiness && this.deps.probe ? () => this.deps.probe(spec.readiness, this.probeTarget(handle), 'readiness') : null
     })
+  }
+
+  // What a probe needs to know about one of this slot's processes (daemon/health/probes.js).
+  probeTarget (handle) {
+    return { handle, spec: this.spec, id: this.id, index: this.index, name: this.name }
+  }
+
+  // The readiness probe's verdict on the current process once it is online (daemon/health):
+  // not ready after failure_threshold failures in a row, ready again after success_threshold
+  // passes. The status stays online; `xpm list` shows it as not ready.
+  markReadiness (handle, ready, reason = null) {
+    if (handle !== this.handle || handle.exited) return
+    if ((this.readiness?.ready ?? true) === ready) return
+    this.readiness = { ready, reason, since: Date.now() }
+    this.emit('readiness', { id: this.id, name: this.name, instance: this.index, pid: handle.pid, ready, reason })
+    this.emit('change')
+  }
+
+  // Stops one of this slot's processes, saying why (the journal reads it from its exit event).
+  stopHandle (handle, cause, spec = this.spec) {
+    handle.stopCause ??= cause
+    return stopProcess(handle, spec)
   }
 
   // Launches a process into the slot; resolves when it is ready (the status turns online then),
@@ -108,6 +141,7 @@ class Instance extends EventEmitter {
     const handle = this.fork()
     this.handle = handle
     this.startedAt = performance.now()
+    this.readiness = null
     this.emit('process', handle)
     this.setStatus(STATUS.LAUNCHING, { pid: handle.pid })
     const ready = this.readinessOf(handle).then((how) => {
@@ -119,7 +153,7 @@ class Instance extends EventEmitter {
     }, (err) => {
       if (err.details?.reason === 'timeout' && this.handle === handle && !handle.exited) {
         handle.notReady = err.message
-        stopProcess(handle, { ...this.spec, killTimeout: Math.min(this.spec.killTimeout ?? 5000, 2000) })
+        this.stopHandle(handle, 'not ready in time', { ...this.spec, killTimeout: Math.min(this.spec.killTimeout ?? SPEC_DEFAULTS.killTimeout, 2000) })
       }
       throw err
     })
@@ -129,21 +163,40 @@ class Instance extends EventEmitter {
   }
 
   onExit (handle, exit) {
+    const outcome = this.settleExit(handle, exit)
+    this.emit('exit', {
+      id: this.id,
+      name: this.name,
+      instance: this.index,
+      pid: handle.pid,
+      code: exit.code,
+      signal: exit.signal,
+      ranMs: Math.round(performance.now() - (handle.forkedAt ?? performance.now())),
+      stopCause: handle.stopCause ?? null, // xpm stopped it, and why
+      signalSent: handle.signalSent ?? null, // the last signal `xpm sendSignal` sent it
+      notReady: handle.notReady ?? null,
+      handle,
+      ...outcome // role: 'current' | 'spare' | 'retiring'; next: 'restart' | 'errored' | 'stopped' | null
+    })
+  }
+
+  settleExit (handle, exit) {
     this.deps.unwire(this, handle)
+    const role = handle === this.spare || handle.isSpare ? 'spare' : this.handle === handle ? 'current' : 'retiring'
     if (handle === this.spare) this.spare = null
     if (this.retiring.delete(handle) || this.handle !== handle) {
       this.emit('change')
-      return
+      return { role, next: null }
     }
     const uptime = handle.notReady ? 0 : performance.now() - this.startedAt
     this.lastExit = { code: exit.code, signal: exit.signal, at: Date.now(), uptime: Math.round(performance.now() - this.startedAt) }
     this.onlineSince = 0
-    if (this.status === STATUS.STOPPING || this.status === STATUS.STOPPED) return
+    if (this.status === STATUS.STOPPING || this.status === STATUS.STOPPED) return { role, next: null }
     if (this.givingUp) {
       this.lastExit.reason = this.givingUp
       this.givingUp = null
       this.setStatus(STATUS.ERRORED, { exit, reason: this.lastExit.reason })
-      return
+      return { role, next: 'errored', reason: this.lastExit.reason }
     }
     const decision = holdUnderWatch(this.spec, decideRestart({
       policy: policyFromSpec(this.spec),
@@ -156,14 +209,14 @@ class Instance extends EventEmitter {
     this.lastExit.reason = decision.action === 'stopped' && !handle.notReady ? decision.reason : crash
     if (decision.action === 'stopped') {
       this.setStatus(STATUS.STOPPED, { exit, reason: decision.reason })
-      return
+      return { role, next: 'stopped', reason: this.lastExit.reason }
     }
     this.crashTimes = decision.crashTimes
     this.unstableRuns = decision.unstableRuns
     if (decision.action === 'errored') {
       this.lastExit.reason = `${crash}; ${decision.reason}`
       this.setStatus(STATUS.ERRORED, { exit, reason: decision.reason })
-      return
+      return { role, next: 'errored', reason: this.lastExit.reason }
     }
     this.lastRestartDelay = decision.delay
     this.setStatus(STATUS.WAITING, { exit, delay: decision.delay, reason: crash })
@@ -173,6 +226,7 @@ class Instance extends EventEmitter {
       this.noteRestart(crash)
       this.launch()
     }, decision.delay)
+    return { role, next: 'restart', delay: decision.delay, reason: crash }
   }
 
   // ---- what the app's operations call -------------------------------------------------------
@@ -189,8 +243,9 @@ class Instance extends EventEmitter {
     return abortable(this.launch(), signal)
   }
 
-  // Stops every process of the slot, gracefully; callers during a stop share it.
-  stop () {
+  // Stops every process of the slot, gracefully; callers during a stop share it. cause: why (the
+  // user's command: 'stop', 'delete', 'kill', 'scale'; a restart's reason), for the journal.
+  stop (cause = null) {
     if (this.stopping) return this.stopping
     clearTimeout(this.restartTimer)
     this.restartTimer = null
@@ -201,7 +256,7 @@ class Instance extends EventEmitter {
     }
     this.setStatus(STATUS.STOPPING)
     const spec = this.spec
-    this.stopping = Promise.all(processes.map((h) => stopProcess(h, spec))).then(() => {
+    this.stopping = Promise.all(processes.map((h) => this.stopHandle(h, cause, spec))).then(() => {
       this.stopping = null
       this.setStatus(STATUS.STOPPED)
     })
@@ -209,7 +264,7 @@ class Instance extends EventEmitter {
   }
 
   async restart (reason = 'manual', signal = null) {
-    await this.stop()
+    await this.stop(reason)
     signal?.throwIfAborted()
     this.noteRestart(reason)
     return this.start(signal)
@@ -221,6 +276,7 @@ class Instance extends EventEmitter {
   async replace ({ reason = 'reload', signal = null, step = () => {} } = {}) {
     const old = this.handle
     const spare = this.fork()
+    spare.isSpare = true // until it takes the slot
     this.spare = spare
     this.emit('change')
     step({ type: 'fork', id: this.id, instance: this.index, oldPid: old.pid, newPid: spare.pid })
@@ -230,7 +286,9 @@ class Instance extends EventEmitter {
       if (how.by === 'listening') this.app.markListening()
     } catch (err) {
       if (this.spare === spare) this.spare = null
-      await stopProcess(spare, { ...this.spec, killTimeout: Math.min(this.spec.killTimeout ?? 5000, 2000) })
+      const cancelled = Boolean(signal?.aborted)
+      if (!cancelled) this.emit('replace-failed', { id: this.id, name: this.name, instance: this.index, pid: spare.pid, oldPid: old.pid, cause: reason, reason: err.message })
+      await this.stopHandle(spare, cancelled ? 'cancelled' : `rolled back (${reason})`, { ...this.spec, killTimeout: Math.min(this.spec.killTimeout ?? SPEC_DEFAULTS.killTimeout, 2000) })
       throw err
     }
     step({ type: 'ready', id: this.id, instance: this.index, newPid: spare.pid })
@@ -239,10 +297,12 @@ class Instance extends EventEmitter {
     clearTimeout(this.restartTimer)
     this.restartTimer = null
     this.spare = null
+    spare.isSpare = false
     this.handle = spare
     this.givingUp = null
     this.startedAt = performance.now()
     this.onlineSince = Date.now()
+    this.readiness = null
     this.emit('process', spare)
     if (previous && !previous.exited) this.retiring.add(previous)
     if (this.status !== STATUS.ONLINE) {
@@ -253,7 +313,7 @@ class Instance extends EventEmitter {
     this.noteRestart(reason)
     if (previous && !previous.exited) {
       previous.send(DRAIN)
-      await stopProcess(previous, this.spec)
+      await this.stopHandle(previous, reason)
     }
     step({ type: 'stopped', id: this.id, instance: this.index, oldPid: previous?.pid ?? old.pid })
     return { oldPid: old.pid, newPid: spare.pid }
@@ -273,11 +333,13 @@ class Instance extends EventEmitter {
       return Promise.resolve(true)
     }
     this.givingUp = reason
-    return Promise.all(this.processes().map((h) => stopProcess(h, this.spec))).then(() => true)
+    return Promise.all(this.processes().map((h) => this.stopHandle(h, reason))).then(() => true)
   }
 
   signal (name) {
-    return this.pid ? this.handle.signal(name) : false
+    if (!this.pid) return false
+    this.handle.signalSent = name
+    return this.handle.signal(name)
   }
 
   resetCounters () {
@@ -302,6 +364,7 @@ class Instance extends EventEmitter {
     return {
       id: this.id,
       name: this.name,
+      namespace: this.spec.namespace ?? 'default',
       instance: this.index,
       pid: this.pid,
       status: this.status,
@@ -313,6 +376,9 @@ class Instance extends EventEmitter {
       memory: latest?.memory ?? 0,
       lastExit: this.lastExit,
       lastRestartReason: this.lastRestartReason,
+      // with a readiness probe: whether the current process passes it (null without one)
+      ready: this.spec.readiness ? this.status === STATUS.ONLINE && (this.readiness?.ready ?? true) : null,
+      ...(this.readiness && !this.readiness.ready ? { notReadyReason: this.readiness.reason } : {}),
       ...(extra.length ? { extraPids: extra } : {}),
       metrics: latest && latest.heapUsed != null
         ? pick(latest, ['heapUsed', 'heapTotal', 'rss', 'elP50', 'elP95', 'elP99', 'elMax', 'elu', 'at'])

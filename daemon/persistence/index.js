@@ -12,6 +12,7 @@ const { appsSnapshot } = require('./snapshot')
 const { registerApps, startRegistered } = require('./restore')
 const { reapOrphans } = require('./reap-orphans')
 const { StateKeeper } = require('./state-keeper')
+const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
 
 // Everything the daemon keeps on disk about its apps:
 //   state.json   the desired state, saved after every change (crash recovery);
@@ -102,7 +103,7 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
     if (orphans.length) {
       const specs = new Map((previous.apps || []).map((a) => [a.spec.name, a.spec]))
       const reaped = await reapOrphans(orphans, {
-        stopOptions: (rec) => ({ killSignal: specs.get(rec.name)?.killSignal || 'SIGTERM', killTimeout: specs.get(rec.name)?.killTimeout ?? 5000 }),
+        stopOptions: (rec) => ({ killSignal: specs.get(rec.name)?.killSignal || 'SIGTERM', killTimeout: specs.get(rec.name)?.killTimeout ?? SPEC_DEFAULTS.killTimeout }),
         logger
       }).catch((err) => {
         logger?.error({ event: 'orphan', err }, `looking for processes of the previous daemon failed: ${err.message}`)

@@ -7,6 +7,8 @@ const { createCronJob } = require('./cron')
 const { checkMemory, isWithinLimit } = require('./memory-limit')
 const { createReplacer } = require('./replace')
 const { createRestartGuard } = require('./restart-guard')
+const { createWatchdog } = require('./watchdog-room')
+const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
 
 const TRANSITIONAL = new Set([STATUS.LAUNCHING, STATUS.STOPPING, STATUS.WAITING])
 
@@ -22,7 +24,9 @@ const TRANSITIONAL = new Set([STATUS.LAUNCHING, STATUS.STOPPING, STATUS.WAITING]
 //
 // Watch and memory restarts go through the crash-loop accounting (restart-guard.js): they back
 // off, and an instance they keep restarting is given up on: errored, with the reason, and no
-// longer live, so no policy touches it until the user starts or restarts it.
+// longer live, so no policy touches it until the user starts or restarts it. So do the
+// watchdog's (max_event_loop_delay, max_heap: watchdog-room.js) and liveness probe failures
+// (daemon/health, through restartFor()).
 function createPolicies ({ supervisor, metrics, logger, home = null, now = () => performance.now(), clock = { setTimeout, clearTimeout } }) {
   const live = new Set() // instance ids launched since the user last stopped them
   const watchers = new Map() // app name → { key, handle: app watcher }
@@ -97,7 +101,7 @@ function createPolicies ({ supervisor, metrics, logger, home = null, now = () =>
   function watchUptime (inst) {
     if (!inst.pid) return inst.lastExit?.uptime ?? 0
     if (typeof inst.startedAt !== 'number') return 0
-    return Math.max(0, now() - (inst.spec.watchDelay ?? 1000) - inst.startedAt)
+    return Math.max(0, now() - (inst.spec.watchDelay ?? SPEC_DEFAULTS.watchDelay) - inst.startedAt)
   }
 
   // A process that never was under its memory limit ran no stable while at all.
@@ -108,7 +112,7 @@ function createPolicies ({ supervisor, metrics, logger, home = null, now = () =>
 
   function settling (inst) {
     if (TRANSITIONAL.has(inst.status)) return true
-    const settleMs = Math.min(inst.spec.minUptime ?? 1000, 1000)
+    const settleMs = Math.min(inst.spec.minUptime ?? SPEC_DEFAULTS.minUptime, 1000)
     return inst.status === STATUS.ONLINE && Date.now() - inst.onlineSince < settleMs + 250
   }
 
@@ -185,6 +189,25 @@ function createPolicies ({ supervisor, metrics, logger, home = null, now = () =>
     }
   }
 
+  // One instance restarted for a cause outside this file (a liveness probe, the watchdog),
+  // counted like a memory restart. Resolves with the replacer's result, or null when the
+  // instance is not live (the user stopped it) or already being restarted for that cause.
+  const busy = new Set() // `${key}` of restarts in flight
+  function restartFor (inst, reason, { key, what, uptime = 0 }) {
+    const app = supervisor.apps.get(inst.name)
+    if (!app || closed || !restartable(inst) || busy.has(key)) return Promise.resolve(null)
+    busy.add(key)
+    logger?.warn({ event: 'policy', app: app.name, id: inst.id, processPid: inst.pid, reason }, `${inst.label ?? `${app.name}[${inst.index}]`}: ${reason}, replacing it`)
+    return guardedReplace(app, [inst], reason, { key, what, uptimeOf: () => uptime })
+      .catch((err) => {
+        logger?.error({ event: 'policy', app: app.name, id: inst.id, err: err.message }, `${app.name}: restart for ${reason} failed: ${err.message}`)
+        return null
+      })
+      .finally(() => busy.delete(key))
+  }
+
+  const watchdog = createWatchdog({ supervisor, restartFor, isLive: restartable, logger, now, clock })
+
   supervisor.on('change', sync)
   supervisor.on('status', onStatus)
   supervisor.on('command', onCommand)
@@ -199,8 +222,10 @@ function createPolicies ({ supervisor, metrics, logger, home = null, now = () =>
       cron: Object.fromEntries([...crons].map(([name, c]) => [name, c.handle.nextRun()?.toISOString() ?? null])),
       live: [...live]
     }),
+    restartFor,
     close () {
       closed = true
+      watchdog.close()
       supervisor.off('change', sync)
       supervisor.off('status', onStatus)
       supervisor.off('command', onCommand)

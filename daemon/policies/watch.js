@@ -4,6 +4,7 @@ const path = require('node:path')
 const { createDebouncer } = require('./debounce')
 const { createIgnore } = require('./ignore')
 const { watchTree } = require('./tree-watcher')
+const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
 
 // The file watch of one app: changes under spec.watch, minus ignored paths, debounced by
 // spec.watchDelay into one call of onTrigger(reason, { file, changes }). While a triggered
@@ -14,7 +15,7 @@ function createAppWatcher ({ spec, home = null, logFiles = [], onTrigger, logger
   let again = null
 
   const debouncer = createDebouncer({
-    delay: spec.watchDelay ?? 1000,
+    delay: spec.watchDelay ?? SPEC_DEFAULTS.watchDelay,
     clock,
     onFire: (file, changes) => fire(file, changes)
   })

@@ -36,6 +36,7 @@ function buildProgram ({ initWarning = null } = {}) {
     .exitOverride()
     .configureOutput({ outputError: (str, write) => write(str.replace(/^error: /, 'xpm-runtime: ')) })
   require('../../lib/cli/start-options').addStartOptions(program)
+  program.option('--metrics-address [address]', 'serve /metrics (Prometheus), /livez and /readyz on this address: a port, or host:port (default 127.0.0.1:9209; 0.0.0.0:9209 for a probe from outside the container). Also XPM_METRICS')
   return program.action((target, opts, command) => run(target, opts, command.args.slice(1), { initWarning }))
 }
 
@@ -45,15 +46,28 @@ async function run (target, opts, scriptArgs, { initWarning = null } = {}) {
   if (resolved.kind === 'name') {
     throw new XpmError('XPM_ERR_SCRIPT_NOT_FOUND', `xpm-runtime needs a script or an ecosystem file, got "${target}" (no such file)`)
   }
+  for (const line of resolved.notices ?? []) process.stderr.write(`[xpm] notice: ${line}\n`) // PM2 keys xpm does not act on
+  // The probes' and metrics' port first: one that is taken fails the container before any app
+  // starts (the daemon's own XPM_METRICS endpoint only logs such a failure).
+  const { parseMetricsAddress, openEndpoint } = require('../prometheus')
+  const where = opts.metricsAddress !== undefined
+    ? parseMetricsAddress(opts.metricsAddress, { from: '--metrics-address' })
+    : parseMetricsAddress(process.env.XPM_METRICS, { from: 'XPM_METRICS' })
+  const endpoint = where ? await openEndpoint(where) : null
   const pino = require('pino')
   const logger = require('../logger').createLogger({ destination: pino.destination({ fd: 2, sync: true }) })
   if (initWarning) logger.warn({ event: 'pid1-without-init' }, initWarning)
+  if (endpoint) logger.info({ event: 'metrics-endpoint', url: endpoint.url }, `metrics and probes on ${endpoint.url}/metrics, /livez, /readyz`)
   let supervisor = null
   const daemon = await require('../index').main({
     runtime: true,
+    endpoint,
     logger,
     logSink: { toConsole: { stdout: process.stdout, stderr: process.stderr } },
     exitCode: () => (supervisor ? runtimeExitCode(supervisor.allInstances()) : 1)
+  }).catch((err) => {
+    endpoint?.close() // nothing else keeps this process alive: it exits with the error
+    throw err
   })
   supervisor = daemon.supervisor
   watchForEnd(supervisor, daemon.shutdown, logger)
@@ -61,6 +75,7 @@ async function run (target, opts, scriptArgs, { initWarning = null } = {}) {
   for (const r of results) {
     for (const f of r.failures || []) logger.error({ event: 'start-failed', app: r.name, instance: f.instance }, `${r.name}[${f.instance}] did not reach online: ${f.message}`)
   }
+  endpoint?.markStarted() // /readyz from now on: every app that should be online is, and is ready
 }
 
 // When every app has ended on its own (no autorestart, `xpm stop all`, or errored), the

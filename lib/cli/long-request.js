@@ -42,6 +42,7 @@ function progressPrinter ({ json = false, stream = process.stdout } = {}) {
     const who = `${p.app}[${p.instance}]`
     if (p.type === 'online') stream.write(`[xpm] ${who} online (pid ${p.pid})\n`)
     else if (p.type === 'failed') stream.write(`[xpm] ${who} did not come online: ${p.reason}\n`)
+    else if (p.type === 'finished') stream.write(`[xpm] ${who} finished (exit code ${p.code})\n`)
   }
 }
 

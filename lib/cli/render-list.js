@@ -5,29 +5,39 @@ const { formatPercent, truncate } = require('./format')
 
 const HEAD = ['id', 'name', 'mode', 'pid', 'uptime', '↺', 'status', 'cpu', 'mem']
 // The fields of a process the table shows: `xpm list` asks the daemon for these only.
-const LIST_FIELDS = ['id', 'name', 'mode', 'pid', 'uptime', 'restarts', 'status', 'cpu', 'memory']
-const STATUS_COLORS = { online: 32, errored: 31, stopped: 90, 'waiting restart': 33, launching: 36, stopping: 33 }
+const LIST_FIELDS = ['id', 'name', 'namespace', 'mode', 'pid', 'uptime', 'restarts', 'status', 'cpu', 'memory', 'ready']
+const STATUS_COLORS = { online: 32, errored: 31, stopped: 90, 'waiting restart': 33, launching: 36, stopping: 33, 'not ready': 33 }
+
+// An online process whose readiness probe fails (docs/health.md) reads "not ready".
+function shownStatus (p) {
+  return p.status === 'online' && p.ready === false ? 'not ready' : String(p.status)
+}
 
 // The process table, fitted to the terminal (80 columns when not a TTY): the name column
 // gives way first. Built in one pass over the rows, as strings (the box-drawing layout
 // cli-table3 used to draw, without its per-cell cost: 1,000 rows take a few ms).
 function renderList (processes, { columns = process.stdout.columns || 80, tty = Boolean(process.stdout.isTTY) } = {}) {
   if (processes.length === 0) return 'No processes. Start one with `xpm start app.js`.\n'
-  const widths = HEAD.map((h) => h.length)
+  // a namespace column only when some app has one
+  const withNs = processes.some((p) => p.namespace && p.namespace !== 'default')
+  const head = withNs ? [...HEAD.slice(0, 2), 'namespace', ...HEAD.slice(2)] : HEAD
+  const STATUS = head.indexOf('status')
+  const widths = head.map((h) => h.length)
   const rows = new Array(processes.length)
   for (let r = 0; r < processes.length; r++) {
     const p = processes[r]
     const row = [
       String(p.id), String(p.name), String(p.mode), p.pid ? String(p.pid) : '-', formatUptime(p.uptime),
-      String(p.restarts), String(p.status), formatPercent(p.cpu), formatBytes(p.memory)
+      String(p.restarts), shownStatus(p), formatPercent(p.cpu), formatBytes(p.memory)
     ]
+    if (withNs) row.splice(2, 0, String(p.namespace ?? 'default'))
     for (let i = 0; i < row.length; i++) if (row[i].length > widths[i]) widths[i] = row[i].length
     rows[r] = row
   }
   const content = widths.reduce((a, b) => a + b, 0)
   // Two spaces of padding per column when they fit, one when not; then the name column gives way.
-  const padding = content + HEAD.length * 3 + 1 <= columns ? 2 : 1
-  const spare = columns - content - HEAD.length * (padding + 1) - 1
+  const padding = content + head.length * 3 + 1 <= columns ? 2 : 1
+  const spare = columns - content - head.length * (padding + 1) - 1
   if (spare < 0) widths[1] = Math.max(6, widths[1] + spare)
   const cells = widths.map((w) => w + padding)
   const grey = tty ? (s) => `\u001b[90m${s}\u001b[39m` : (s) => s
@@ -36,18 +46,72 @@ function renderList (processes, { columns = process.stdout.columns || 80, tty = 
   const rule = (left, mid, right) => cells.map((w, i) => grey((i === 0 ? left : mid) + '─'.repeat(w) + (i === cells.length - 1 ? right : ''))).join('')
 
   const out = [rule('┌', '┬', '┐')]
-  out.push(bar + HEAD.map((h, i) => tty ? `\u001b[1m\u001b[36m${cell(h, i)}\u001b[39m\u001b[22m` : cell(h, i)).join(bar) + bar)
+  out.push(bar + head.map((h, i) => tty ? `\u001b[1m\u001b[36m${cell(h, i)}\u001b[39m\u001b[22m` : cell(h, i)).join(bar) + bar)
   for (const row of rows) {
     row[1] = truncate(row[1], widths[1])
     let line = bar
     for (let i = 0; i < row.length; i++) {
       const text = cell(row[i], i)
-      line += (i === 6 && tty ? colorStatus(text, row[6]) : text) + bar
+      line += (i === STATUS && tty ? colorStatus(text, row[STATUS]) : text) + bar
     }
     out.push(line)
   }
   out.push(rule('└', '┴', '┘'))
   return out.join('\n') + '\n'
+}
+
+// `-m, --mini-list`: one plain line per process, columns separated by spaces, no box, no
+// colour; easy to grep and cut. The namespace column appears when an app has one.
+function renderMiniList (processes) {
+  const withNs = processes.some((p) => p.namespace && p.namespace !== 'default')
+  const head = ['id', 'name', ...(withNs ? ['namespace'] : []), 'mode', 'pid', 'uptime', 'restarts', 'status', 'cpu', 'mem']
+  const rows = processes.map((p) => [
+    String(p.id), String(p.name), ...(withNs ? [String(p.namespace ?? 'default')] : []), String(p.mode), p.pid ? String(p.pid) : '-',
+    formatUptime(p.uptime), String(p.restarts), shownStatus(p), formatPercent(p.cpu), formatBytes(p.memory).replace(' ', '')
+  ])
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
+  const line = (cells) => cells.map((c, i) => i === cells.length - 1 ? c : c.padEnd(widths[i])).join(' ')
+  return [line(head), ...rows.map(line)].join('\n') + '\n'
+}
+
+// `--sort <field>[:asc|desc]` as PM2 takes it: name, id, pid, memory, cpu, status, uptime,
+// restarts (and mode, namespace). Returns a comparator, or throws with a suggestion.
+const SORT_FIELDS = {
+  id: (p) => p.id,
+  name: (p) => String(p.name),
+  namespace: (p) => String(p.namespace ?? 'default'),
+  mode: (p) => String(p.mode),
+  pid: (p) => p.pid || 0,
+  memory: (p) => p.memory || 0,
+  mem: (p) => p.memory || 0,
+  cpu: (p) => p.cpu || 0,
+  status: (p) => String(p.status),
+  uptime: (p) => p.uptime || 0,
+  restarts: (p) => p.restarts || 0,
+  restart: (p) => p.restarts || 0
+}
+
+function parseSort (text) {
+  const { XpmError } = require('../errors')
+  const [field, dir = 'asc', ...rest] = String(text).split(':')
+  if (!Object.hasOwn(SORT_FIELDS, field) || rest.length || !['asc', 'desc'].includes(dir)) {
+    const { suggest } = require('../config/suggest')
+    const near = Object.hasOwn(SORT_FIELDS, field) ? null : suggest(field, Object.keys(SORT_FIELDS))
+    throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--sort "${text}": expected <field>[:asc|desc] with a field among ${Object.keys(SORT_FIELDS).join(', ')}` +
+      (near ? ` — did you mean "${near}"?` : ''))
+  }
+  const key = SORT_FIELDS[field]
+  const sign = dir === 'desc' ? -1 : 1
+  return (a, b) => {
+    const x = key(a)
+    const y = key(b)
+    const c = typeof x === 'string' ? x.localeCompare(y) : x - y
+    return c ? sign * c : a.id - b.id
+  }
+}
+
+function sortRows (rows, text) {
+  return text ? [...rows].sort(parseSort(text)) : rows
 }
 
 // The padded status cell with the status itself colored.
@@ -56,4 +120,4 @@ function colorStatus (text, status) {
   return code ? text.replace(status, `\u001b[${code}m${status}\u001b[39m`) : text
 }
 
-module.exports = { renderList, LIST_FIELDS }
+module.exports = { renderList, renderMiniList, parseSort, sortRows, LIST_FIELDS, SORT_FIELDS }

@@ -2,12 +2,13 @@
 
 const { formatBytes, formatDuration, formatUptime } = require('../quantity')
 const { formatPercent } = require('./format')
+const { lastEventLine } = require('./render-why')
 
 // The fields `xpm show` prints: the daemon sends these only (no history, a few spec keys).
 const SHOW_FIELDS = [
   'id', 'name', 'instance', 'status', 'pid', 'uptime', 'createdAt', 'restarts', 'lastRestartReason',
-  'lastExit', 'cpu', 'memory', 'metrics', 'logs',
-  'spec.script', 'spec.args', 'spec.cwd', 'spec.execMode', 'spec.instances', 'spec.interpreter', 'spec.nodeArgs'
+  'lastExit', 'cpu', 'memory', 'metrics', 'logs', 'ready', 'notReadyReason', 'lastEvent',
+  'spec.script', 'spec.args', 'spec.cwd', 'spec.execMode', 'spec.instances', 'spec.instancesFrom', 'spec.interpreter', 'spec.nodeArgs'
 ]
 
 // `xpm show`: one block per process, label/value lines.
@@ -29,11 +30,15 @@ function renderOne (p) {
     ['args', (s.args || []).join(' ') || '-'],
     ['cwd', s.cwd],
     ['exec mode', `${s.execMode}${s.execMode === 'cluster' ? ` (${s.instances} instances)` : ''}`],
+    ...(s.instancesFrom ? [['instances from', instancesFrom(s)]] : []),
     ['interpreter', s.interpreter === 'node' ? `node ${process.version}${(s.nodeArgs || []).length ? ' ' + s.nodeArgs.join(' ') : ''}` : s.interpreter],
     ['uptime', formatUptime(p.uptime)],
     ['created at', new Date(p.createdAt).toISOString()],
     ['restarts', String(p.restarts) + (p.lastRestartReason ? ` (last: ${p.lastRestartReason})` : '')],
     ['last exit', exit],
+    // the newest entry of the restart journal (`xpm why`) and the readiness probe's verdict
+    ...(p.lastEvent !== undefined ? [['last event', lastEventLine(p.lastEvent)]] : []),
+    ...(typeof p.ready === 'boolean' ? [['ready', p.ready ? 'yes (readiness probe passing)' : `no${p.notReadyReason ? ` (${p.notReadyReason})` : p.status === 'online' ? '' : ` (${p.status})`}`]] : []),
     ['cpu', formatPercent(p.cpu)],
     ['memory', formatBytes(p.memory)]
   ]
@@ -50,6 +55,13 @@ function renderOne (p) {
   }
   const width = Math.max(...rows.map((r) => r[0].length))
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') + '\n'
+}
+
+// instances: 'max' (0, -n) and the CPUs it counted: where that number came from (lib/cpus.js).
+function instancesFrom (s) {
+  const f = s.instancesFrom
+  const scaled = f.count !== s.instances ? `; scaled to ${s.instances} since` : ''
+  return `${JSON.stringify(f.requested)} → ${f.count} (${f.source}${scaled})`
 }
 
 function exit0 (e) {

@@ -43,7 +43,7 @@ function action (fn, { autoStart = true } = {}) {
 
 // Whether the command already changed something on this daemon (then it is not run again on a
 // new one after a refusal: the `xpm kill` came after that change and wins).
-const READ_ONLY = new Set(['ping', 'list', 'show', 'logs', 'ackRestored', 'subscribe'])
+const READ_ONLY = new Set(['ping', 'list', 'show', 'logs', 'ackRestored', 'subscribe', 'why'])
 function countChanges (ctx) {
   const client = ctx.client
   const request = client.request.bind(client)
@@ -89,7 +89,9 @@ async function noticeRestored (client) {
 
 function printError (err) {
   const code = err.code && String(err.code).startsWith('XPM_ERR_') ? ` [${err.code}]` : ''
-  process.stderr.write(`xpm: ${err.message}${code}\n`)
+  // a list of problems (one per line, lib/config/validate.js): the code ends its first line
+  const [first, ...rest] = String(err.message).split('\n')
+  process.stderr.write(`xpm: ${first}${code}\n${rest.map((line) => line + '\n').join('')}`)
   if (process.env.XPM_DEBUG && err.stack) process.stderr.write(err.stack + '\n')
 }
 
@@ -97,4 +99,34 @@ function printJson (value) {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n')
 }
 
-module.exports = { action, printError, printJson }
+// Output settings from the global options: -s/--silent (also XPM_SILENT or PM2_SILENT set to
+// true or 1) hides the [xpm] messages and the table printed after a command, never what a
+// command exists to print (list, jlist, show, logs, env…) nor errors; -m/--mini-list prints
+// tables as plain lines; --no-color turns colours off.
+const truthy = (v) => v === 'true' || v === '1'
+const output = {
+  silent: truthy(process.env.XPM_SILENT) || truthy(process.env.PM2_SILENT),
+  mini: false,
+  color: null // null: from the terminal (lib/logs/format-line.js shouldColor)
+}
+
+function configureOutput ({ silent, miniList, color } = {}) {
+  if (silent) output.silent = true
+  if (miniList) output.mini = true
+  if (color === false) output.color = false
+}
+
+// A message of the command ("[xpm] stopped api"), hidden by --silent.
+function say (text) {
+  if (!output.silent) process.stdout.write(text)
+}
+
+// The process table after a command (hidden by --silent; -m: the mini list).
+async function showList (client) {
+  if (output.silent) return
+  const { renderList, renderMiniList, LIST_FIELDS } = require('./render-list')
+  const rows = await client.request('list', { fields: LIST_FIELDS })
+  process.stdout.write(output.mini ? renderMiniList(rows) : renderList(rows))
+}
+
+module.exports = { action, printError, printJson, output, configureOutput, say, showList }

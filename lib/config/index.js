@@ -4,15 +4,17 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { XpmError } = require('../errors')
 const { isEcosystemFile, loadEcosystem } = require('./load-ecosystem')
-const { normalizeApp, appLabel, defaultName } = require('./normalize')
+const { normalizeApp, appLabel, nameOf, defaultName } = require('./normalize')
+const { whichSync } = require('./script')
 const { parseFlags, checkDuplicates, throwProblems, checkAppObject } = require('./validate')
 const { validateSpec, checkSpec } = require('./validate-spec')
 const { suggest } = require('./suggest')
+const { checkDependencies } = require('./dependencies')
 
 // The entry the CLI uses: turns `xpm start <target> [flags] [-- args]` into normalized specs.
 // Ecosystem files are evaluated here, in the CLI; the daemon only ever receives the specs.
 
-const SCRIPT_EXTENSION = /\.(c|m)?[jt]s$|\.(py|sh|rb|pl|php)$/i
+const SCRIPT_EXTENSION = /\.(c|m)?[jt]sx?$|\.(py|sh|rb|pl|php|coffee|ls)$/i
 
 async function resolveStart ({ target, flags = {}, scriptArgs = [], cwd = process.cwd(), env = process.env, only, envName } = {}) {
   only = only ?? flags.only
@@ -22,13 +24,17 @@ async function resolveStart ({ target, flags = {}, scriptArgs = [], cwd = proces
   const file = path.resolve(cwd, target)
 
   if (isEcosystemFile(target)) {
-    const { specs } = await fromEcosystem(file, { env, envName, only, overrides, scriptArgs })
-    return { kind: 'ecosystem', file, specs }
+    const { specs, notices } = await fromEcosystem(file, { env, envName, only, overrides, scriptArgs })
+    return { kind: 'ecosystem', file, specs, notices }
   }
   rejectFileOnlyOptions(target, { only, envName })
-  if (isFile(file) || /[/\\]/.test(target) || SCRIPT_EXTENSION.test(target)) {
-    const spec = normalizeApp({ script: file }, { baseDir: cwd, env, overrides, scriptArgs })
-    return { kind: 'script', specs: [spec] }
+  // `xpm start npm --name web -- start`: a program on PATH, given arguments or a name, as PM2 runs it
+  const commandLine = !isFile(file) && (isCommandLine(target, cwd, env) ||
+    ((scriptArgs.length > 0 || flags.name !== undefined) && !/[/\\\s]/.test(target) && whichSync(target, env.PATH) !== null))
+  if (commandLine || isFile(file) || /[/\\]/.test(target) || SCRIPT_EXTENSION.test(target)) {
+    const collected = []
+    const spec = normalizeApp({ script: commandLine ? target : file }, { baseDir: cwd, env, overrides, scriptArgs, notices: collected })
+    return { kind: 'script', specs: [spec], notices: formatNotices(collected) }
   }
   // not a file: the name or id of an app the daemon already knows
   return { kind: 'name', name: target }
@@ -44,14 +50,14 @@ async function resolveTargets ({ target, cwd = process.cwd(), env = process.env,
   const file = path.resolve(cwd, target)
   if (!withSpecs) {
     const { apps } = await selectApps(file, only)
-    return { kind: 'ecosystem', file, names: apps.map(({ raw }) => appLabel(raw)) }
+    return { kind: 'ecosystem', file, names: apps.map(({ raw, label }) => nameOf(raw, { envName, label })) }
   }
-  const { specs } = await fromEcosystem(file, { env, envName, only })
-  return { kind: 'ecosystem', file, names: specs.map((s) => s.name), specs }
+  const { specs, notices } = await fromEcosystem(file, { env, envName, only })
+  return { kind: 'ecosystem', file, names: specs.map((s) => s.name), specs, notices }
 }
 
 async function fromEcosystem (file, { env, envName, only, overrides = {}, scriptArgs = [] }) {
-  const { dir, apps } = await selectApps(file, only)
+  const { dir, apps, names, notices: fileNotices } = await selectApps(file, only)
   if (envName && !apps.some(({ raw }) => Object.hasOwn(raw, `env_${envName}`))) {
     const known = [...new Set(apps.flatMap(({ raw }) => Object.keys(raw).filter(isEnvSection).map((k) => k.slice(4))))]
     const near = suggest(envName, known)
@@ -60,17 +66,46 @@ async function fromEcosystem (file, { env, envName, only, overrides = {}, script
   }
   const problems = []
   const specs = []
+  const notices = [...fileNotices]
   for (const { raw, label } of apps) {
     try {
-      specs.push(normalizeApp(raw, { baseDir: dir, env, envName, overrides, scriptArgs, label }))
+      specs.push(normalizeApp(raw, { baseDir: dir, env, envName, overrides, scriptArgs, label, notices }))
     } catch (err) {
       if (!(err instanceof XpmError)) throw err
       problems.push(err)
     }
   }
-  throwProblems(problems)
-  checkDuplicates(specs, file)
-  return { specs }
+  // every problem of the file at once, one per line, duplicate names included
+  try {
+    checkDuplicates(specs, file)
+  } catch (err) {
+    problems.push(err)
+  }
+  throwProblems(problems, { source: file })
+  checkDependencies(specs, { file, known: names })
+  return { specs, notices: formatNotices(notices) }
+}
+
+// A target with spaces whose first word is a file or a program on PATH is a command line
+// (`xpm start "npm run start"`), as PM2 runs it.
+function isCommandLine (target, cwd, env) {
+  const [first] = target.trim().split(/\s+/)
+  if (!/\s/.test(target.trim()) || !first) return false
+  return isFile(path.resolve(cwd, first)) || (!/[/\\]/.test(first) && whichSync(first, env.PATH) !== null)
+}
+
+// Notices ({ app, key, message }) → one line per key and message, naming every app it concerns.
+function formatNotices (notices) {
+  const byText = new Map()
+  for (const { app, key, message } of notices) {
+    const id = `${key}\0${message}`
+    if (!byText.has(id)) byText.set(id, { key, message, apps: [] })
+    if (app !== null && app !== undefined && !byText.get(id).apps.includes(app)) byText.get(id).apps.push(app)
+  }
+  return [...byText.values()].map(({ key, message, apps }) => {
+    const where = apps.length === 0 ? '' : apps.length === 1 ? ` in app "${apps[0]}"` : ` in apps ${apps.map((a) => `"${a}"`).join(', ')}`
+    return `\`${key}\`${where}: ${message}`
+  })
 }
 
 function isFile (file) {
@@ -80,15 +115,15 @@ function isFile (file) {
 const isEnvSection = (key) => key.startsWith('env_') && key !== 'env_file'
 
 async function selectApps (file, only) {
-  const { dir, apps: raws } = await loadEcosystem(file)
+  const { dir, apps: raws, notices } = await loadEcosystem(file)
   const apps = raws.map((raw, i) => {
     const label = appLabel(raw, i)
     checkAppObject(raw, `app ${label} in ${file}`)
     return { raw, label }
   })
-  if (!only) return { dir, apps }
-  const wanted = (Array.isArray(only) ? only : String(only).split(',')).map((s) => s.trim()).filter(Boolean)
   const names = apps.map((a) => a.label)
+  if (!only) return { dir, apps, names, notices }
+  const wanted = (Array.isArray(only) ? only : String(only).split(',')).map((s) => s.trim()).filter(Boolean)
   for (const name of wanted) {
     if (!names.includes(name)) {
       const near = suggest(name, names)
@@ -96,7 +131,7 @@ async function selectApps (file, only) {
         `--only "${name}": no such app in ${file}${near ? ` — did you mean "${near}"?` : ''} (apps: ${names.join(', ')})`)
     }
   }
-  return { dir, apps: apps.filter((a) => wanted.includes(a.label)) }
+  return { dir, apps: apps.filter((a) => wanted.includes(a.label)), names, notices }
 }
 
 function rejectFileOnlyOptions (target, { only, envName }) {

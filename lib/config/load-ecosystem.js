@@ -8,10 +8,13 @@ const { show } = require('../units')
 const { isPlainObject } = require('./types')
 const { didYouMean } = require('./suggest')
 const { MAX_APPS } = require('./limits')
+const { FILE_KEYS } = require('./options')
 
 // Names PM2 treats as configuration: ecosystem*.{js,cjs,mjs,json}, *.config.{js,cjs,mjs}, any
-// .json, and YAML (recognised only to say it is not supported). A plain `server.js` is a script.
-const ECOSYSTEM_NAME = /(^ecosystem[^/\\]*\.(c|m)?js(on)?$)|(\.config\.(c|m)?js$)|(\.json$)|(\.ya?ml$)/i
+// .json, and YAML (recognised only to say it is not supported); and TypeScript: ecosystem*.{ts,
+// cts,mts}, *.config.{ts,cts,mts}. A plain `server.js` is a script.
+const ECOSYSTEM_NAME = /(^ecosystem[^/\\]*\.((c|m)?[jt]s|json)$)|(\.config\.(c|m)?[jt]s$)|(\.json$)|(\.ya?ml$)/i
+const TYPESCRIPT = new Set(['.ts', '.cts', '.mts'])
 
 function isEcosystemFile (arg) {
   return typeof arg === 'string' && ECOSYSTEM_NAME.test(path.basename(arg))
@@ -31,9 +34,20 @@ async function loadEcosystem (file) {
   let exported
   if (ext === '.json') exported = readJson(file)
   else if (ext === '.yml' || ext === '.yaml') throw loadError(file, 'is YAML, which xpm does not read; use .js, .cjs, .mjs or .json')
-  else if (ext === '.mjs' || (ext === '.js' && packageType(file) === 'module')) exported = await importFresh(file)
+  else if (TYPESCRIPT.has(ext) && !process.features.typescript) throw loadError(file, typescriptNeeds(ext))
+  else if (ext === '.mjs' || ext === '.mts' || ((ext === '.js' || ext === '.ts') && packageType(file) === 'module')) exported = await importFresh(file)
   else exported = await requireFresh(file)
-  return { file, dir: path.dirname(file), apps: appsOf(exported, file) }
+  const { apps, notices } = appsOf(exported, file)
+  return { file, dir: path.dirname(file), apps, notices }
+}
+
+// TypeScript ecosystem files load as Node loads them: with its own type stripping (erasable
+// syntax only: types, interfaces, `satisfies`; no enums or namespaces), on by default from Node
+// 22.18 and 23.6. xpm compiles nothing.
+function typescriptNeeds (ext) {
+  return `is TypeScript (${ext}), which needs a Node that strips types: 22.18 or later, or 23.6 or later ` +
+    `(this is Node ${process.version}${process.versions.node.startsWith('22.') ? '; Node 22.6 to 22.17 can with NODE_OPTIONS=--experimental-strip-types' : ''}); ` +
+    'or write it as .js, .cjs, .mjs or .json'
 }
 
 // JSON is parsed, never evaluated (PM2 evaluates .json files as JavaScript).
@@ -84,26 +98,47 @@ async function importFresh (file) {
   return mod.default !== undefined ? mod.default : mod.apps !== undefined ? { apps: mod.apps } : mod
 }
 
+// The shapes PM2 reads: { apps: [...] }, { apps: {one app} }, { pm2: [...] } (older files), an
+// array of apps, or one app object ({ name, script }). A `deploy` section is accepted with a
+// notice (xpm does not deploy). Any other top-level key is an error with a suggestion, so a
+// typo (`app:`) never leaves apps silently unread.
 function appsOf (exported, file) {
+  const notices = []
   let apps = exported
   if (isPlainObject(exported) || exported?.[Symbol.toStringTag] === 'Module') {
-    for (const key of Object.keys(exported)) {
-      if (key !== 'apps') {
+    const keys = Object.keys(exported)
+    const list = keys.find((k) => k === 'apps') ?? keys.find((k) => k === 'pm2')
+    if (list === undefined && looksLikeApp(exported)) {
+      apps = [exported]
+    } else {
+      for (const key of keys) {
+        if (key === list) continue
+        const known = FILE_KEYS.find((k) => k.key === key)
+        if (known?.notice) {
+          notices.push({ app: null, key, message: known.notice })
+          continue
+        }
         throw new XpmError('XPM_ERR_CONFIG_UNKNOWN_KEY',
-          `unknown top-level key "${key}" in ${file}${didYouMean(key, ['apps'])} (expected { apps: [...] })`, { details: { file, key } })
+          `unknown top-level key "${key}" in ${file}${didYouMean(key, FILE_KEYS.map((k) => k.key))} (expected { apps: [...] })`, { details: { file, key } })
       }
+      apps = list === undefined ? undefined : exported[list]
+      if (isPlainObject(apps)) apps = [apps]
     }
-    apps = exported.apps
   }
   if (!Array.isArray(apps)) {
-    throw loadError(file, `must export { apps: [...] } or an array of apps, got ${show(exported)}`)
+    throw loadError(file, `must export { apps: [...] }, an array of apps or one app object, got ${show(exported)}`)
   }
   if (apps.length === 0) throw loadError(file, 'has no apps')
   if (apps.length > MAX_APPS) {
     throw new XpmError('XPM_ERR_CONFIG_INVALID', `ecosystem file ${file} has ${apps.length} apps; one daemon manages at most ${MAX_APPS}`,
       { details: { file, apps: apps.length, max: MAX_APPS } })
   }
-  return apps
+  return { apps, notices }
+}
+
+// One app object at the top of the file: it names a script (or PM2's aliases of it).
+function looksLikeApp (object) {
+  return ['script', 'exec', 'cmd', 'command'].some((k) => typeof object[k] === 'string')
 }
 
 module.exports = { isEcosystemFile, loadEcosystem }

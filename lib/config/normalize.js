@@ -1,84 +1,134 @@
 'use strict'
 
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const util = require('node:util')
 const { XpmError } = require('../errors')
 const { homePaths } = require('../paths')
-const { OPTIONS } = require('./options')
+const { OPTIONS, optionOf } = require('./options')
 const { MAX_INSTANCES } = require('./limits')
+const { processCpus } = require('../cpus')
+const { DEV_NULL } = require('./types')
 const { parseAppOptions, checkName, throwProblems, checkAppObject } = require('./validate')
-
-const NODE_EXTENSIONS = new Set(['.js', '.cjs', '.mjs'])
-const INTERPRETERS = { '.py': 'python3', '.sh': 'bash' }
+const { resolveScript, isNodeRuntime, normalizeInterpreter, defaultName } = require('./script')
+const { resolveUser, privilegeProblem } = require('./users')
 
 // Raw app (PM2 keys) -> normalized spec (see CONTEXT "Normalized app spec").
 // overrides: already-parsed values from CLI flags, applied over the file's values.
-function normalizeApp (raw, { baseDir = process.cwd(), env = process.env, envName, overrides = {}, scriptArgs, cpus, label } = {}) {
+// notices: where to push { app, key, message } for what xpm accepts without acting on it.
+function normalizeApp (raw, { baseDir = process.cwd(), env = process.env, envName, overrides = {}, scriptArgs, cpus, label, notices = null } = {}) {
   const app = label ?? appLabel(raw)
   checkAppObject(raw, `app "${app}"`)
   const problems = []
-  const parsed = parseAppOptions(raw, { app, problems })
+  const parsed = parseAppOptions(raw, { app, problems, notices })
   throwProblems(problems)
-  return buildSpec({ ...parsed.values, ...overrides }, parsed.envs, { baseDir, env, envName, scriptArgs, cpus, app })
+  return buildSpec({ ...parsed.values, ...overrides }, parsed.envs, { baseDir, env, envName, scriptArgs, cpus, app, notices })
 }
 
+// The name an app goes by in messages before it is normalized.
 function appLabel (raw, index) {
   if (typeof raw?.name === 'string' && raw.name) return raw.name
-  if (typeof raw?.script === 'string' && raw.script) return defaultName(raw.script)
+  const script = ['script', 'exec', 'cmd', 'command'].map((k) => raw?.[k]).find((s) => typeof s === 'string' && s)
+  if (script) return defaultName(script.trim().split(/\s+/)[0])
   return index === undefined ? '?' : `#${index + 1}`
 }
 
-function defaultName (script) {
-  return path.basename(script, path.extname(script))
+// The name an app of a file will have (name_prefix and append_env_to_name applied), without
+// building its spec: for commands that only need the names (stop, delete).
+function nameOf (raw, { envName, label = appLabel(raw) } = {}) {
+  const { values } = parseAppOptions(raw, { app: label, problems: [] })
+  return appName({ ...values, name: values.name ?? label }, { name: label }, envName)
 }
 
-function buildSpec (values, envs, { baseDir, env, envName, scriptArgs, cpus = os.availableParallelism(), app }) {
+function buildSpec (values, envs, { baseDir, env, envName, scriptArgs, cpus, app, notices = null }) {
   const where = ` in app "${app}"`
-  const val = (key) => key in values ? values[key] : OPTIONS.find((o) => o.key === key).default
+  const val = (key) => key in values ? values[key] : optionOf(key).default
+  const notice = (key, message) => notices?.push({ app, key, message })
   if (values.script === undefined) {
-    throw new XpmError('XPM_ERR_CONFIG_INVALID', `Expected \`script\` to be a path, got nothing${where}`)
+    throw new XpmError('XPM_ERR_CONFIG_INVALID', `Expected \`script\` to be a path, got nothing${where}`, { details: { app, key: 'script' } })
   }
   const cwd = values.cwd === undefined ? path.resolve(baseDir) : path.resolve(baseDir, values.cwd)
   checkCwd(cwd, values.cwd, where)
-  const script = findScript(values.script, cwd, env, where)
-  const name = values.name ?? defaultName(values.script)
+  const run = resolveScript(values.script, { cwd, env, where })
+  const name = appName(values, run, envName)
   checkName(name, where)
-  const interpreter = values.interpreter ?? defaultInterpreter(script)
-  const execMode = execModeFor(values, interpreter, where)
+  const execMode = execModeFor(values, run, where)
+  let interpreter = values.interpreter === undefined ? run.interpreter : normalizeInterpreter(values.interpreter)
+  if (execMode === 'cluster' && interpreter !== 'node') {
+    // a Node binary of the user's: cluster workers are forked by the daemon, on its own Node
+    notice('interpreter', `cluster workers run on xpm's Node (${process.execPath}, ${process.version}), not on ${interpreter}`)
+    interpreter = 'node'
+  }
   const abs = (p) => p === null ? null : path.resolve(cwd, p)
   const logFile = val('log_file')
-  const watch = val('watch')
+  const noLogs = values.disable_logs === true
+  const ids = resolveUser({ uid: val('uid'), gid: val('gid') }, { where })
+  const privilege = privilegeProblem(ids)
+  if (privilege) throw new XpmError('XPM_ERR_CONFIG_INVALID', `\`uid\`/\`gid\`${where}: ${privilege}`, { details: { app, key: values.uid !== undefined ? 'uid' : 'gid' } })
 
   const spec = {
     name,
-    script,
-    args: scriptArgs && scriptArgs.length ? scriptArgs.map(String) : val('args'),
+    namespace: val('namespace'),
+    script: run.script,
+    args: [...run.args, ...(scriptArgs && scriptArgs.length ? scriptArgs.map(String) : val('args'))],
     cwd,
     interpreter,
-    nodeArgs: val('node_args'),
-    instances: values.instances === undefined ? 1 : instanceCount(values.instances, cpus),
+    nodeArgs: [...run.nodeArgs, ...(values.interpreter === undefined ? run.shebangArgs ?? [] : []), ...val('node_args')],
+    instances: values.instances === undefined ? 1 : instanceCount(values.instances, cpus ?? processCpus().count),
     execMode,
     env: buildEnv(env, values, envs, envName, cwd, where),
     logs: {
-      outFile: abs(val('out_file')),
-      errorFile: abs(val('error_file')),
-      logFile: logFile === true ? path.join(homePaths(env.XPM_HOME).logsDir, `${name}.log`) : logFile ? abs(logFile) : null,
+      outFile: noLogs ? DEV_NULL : abs(val('out_file')),
+      errorFile: noLogs ? DEV_NULL : abs(val('error_file')),
+      logFile: noLogs || !logFile ? null : logFile === true ? path.join(homePaths(env.XPM_HOME).logsDir, `${name}.log`) : abs(logFile),
       perInstance: !val('merge_logs'),
       time: val('time'),
       dateFormat: val('log_date_format'),
       json: val('log_type') === 'json',
       rotate: { size: val('log_max_size'), maxFiles: val('log_max_files'), interval: val('log_interval'), compress: val('log_compress') }
     },
-    watch: watch === true ? [cwd] : Array.isArray(watch) && watch.length ? watch.map(abs) : false
+    watch: watchPaths(val('watch'), cwd),
+    ignoreWatch: [...val('ignore_watch'), ...watchIgnored(values.watch_options, notice)],
+    pidFile: abs(val('pid_file')),
+    uid: ids.uid,
+    gid: ids.gid
   }
   for (const option of OPTIONS) {
-    if (!(option.target in spec) && !option.target.includes('.')) spec[option.target] = val(option.key)
+    if (option.target && !(option.target in spec) && !option.target.includes('.')) spec[option.target] = val(option.key)
   }
   // The agent is a Node preload; other interpreters cannot load it.
-  spec.metrics = spec.metrics && interpreter === 'node'
+  spec.metrics = spec.metrics && isNodeRuntime(interpreter)
+  // 'max', 0, -n: which CPUs were counted (cgroup quota, cpuset, cores), for `xpm show` (lib/cpus.js)
+  if (cpus === undefined && (values.instances === 'max' || values.instances <= 0)) {
+    spec.instancesFrom = { requested: values.instances, count: spec.instances, source: processCpus().source }
+  }
   return spec
+}
+
+// name, or the script's; then name_prefix (`<prefix>:<name>`) and append_env_to_name (`<name>-<env>`).
+function appName (values, run, envName) {
+  let name = values.name ?? run.name
+  if (values.name_prefix && !name.startsWith(`${values.name_prefix}:`)) name = `${values.name_prefix}:${name}`
+  if (values.append_env_to_name && envName) name = `${name}-${envName}`
+  return name
+}
+
+function watchPaths (watch, cwd) {
+  if (watch === true) return [cwd]
+  return Array.isArray(watch) && watch.length ? watch.map((p) => path.resolve(cwd, p)) : false
+}
+
+// PM2's watch_options are chokidar's: `ignored` (strings) adds to ignore_watch; xpm's watcher is
+// fs.watch, so the rest does not apply, and the user is told once.
+function watchIgnored (options, notice) {
+  if (!options) return []
+  const { ignored, ...rest } = options
+  const list = ignored === undefined ? [] : Array.isArray(ignored) ? ignored : [ignored]
+  const strings = list.filter((p) => typeof p === 'string' && p !== '' && !p.includes('\0'))
+  const dropped = Object.keys(rest)
+  if (strings.length < list.length) dropped.unshift('ignored (other than strings)')
+  if (dropped.length) notice('watch_options', `xpm watches with fs.watch, not chokidar: ${dropped.join(', ')} ${dropped.length === 1 ? 'does' : 'do'} not apply (ignored); watch_delay debounces changes`)
+  return strings
 }
 
 // A missing working directory is reported as such, not as a script that is not found (the
@@ -91,45 +141,6 @@ function checkCwd (cwd, given, where) {
     { details: { cwd, given: given ?? null } })
 }
 
-function findScript (script, cwd, env, where) {
-  const candidate = path.resolve(cwd, script)
-  let stat = null
-  try { stat = fs.statSync(candidate) } catch {}
-  if (stat?.isFile()) return candidate
-  if (!stat && !/[/\\]/.test(script)) {
-    const onPath = whichSync(script, env.PATH)
-    if (onPath) return onPath
-  }
-  const why = stat ? 'is not a file' : 'does not exist'
-  const message = path.isAbsolute(script) ? `script "${script}"${where} ${why}` : `script "${script}"${where} not found: ${candidate} ${why}`
-  throw new XpmError('XPM_ERR_SCRIPT_NOT_FOUND', message,
-    { details: { script, path: candidate } })
-}
-
-function whichSync (command, searchPath = '') {
-  for (const dir of searchPath.split(path.delimiter)) {
-    if (!dir) continue
-    const file = path.join(dir, command)
-    try {
-      fs.accessSync(file, fs.constants.X_OK)
-      if (fs.statSync(file).isFile()) return file
-    } catch {}
-  }
-  return null
-}
-
-function defaultInterpreter (script) {
-  const ext = path.extname(script).toLowerCase()
-  if (NODE_EXTENSIONS.has(ext)) return 'node'
-  if (INTERPRETERS[ext]) return INTERPRETERS[ext]
-  try {
-    fs.accessSync(script, fs.constants.X_OK)
-    return 'none'
-  } catch {
-    return 'node'
-  }
-}
-
 // 'max', 0 and negative counts follow the CPU count, within 1..MAX_INSTANCES (limits.js); an
 // explicit count above the limit was refused by validate.js.
 function instanceCount (value, cpus) {
@@ -137,18 +148,32 @@ function instanceCount (value, cpus) {
   return Math.min(MAX_INSTANCES, Math.max(1, count))
 }
 
-function execModeFor (values, interpreter, where) {
+// Cluster mode runs Node scripts only; a message about an interpreter xpm inferred says how.
+function execModeFor (values, run, where) {
+  const given = values.interpreter !== undefined
+  const interpreter = given ? normalizeInterpreter(values.interpreter) : run.interpreter
+  if (!given && interpreter === null) {
+    throw new XpmError('XPM_ERR_CONFIG_INVALID', `cannot tell how to run ${run.script}${where}: ${run.why}`, { details: { key: 'interpreter' } })
+  }
   const mode = values.exec_mode ?? (values.instances !== undefined && interpreter === 'node' ? 'cluster' : 'fork')
-  if (mode === 'cluster' && interpreter !== 'node') {
+  if (mode === 'cluster' && !isNodeRuntime(interpreter)) {
+    const inferred = given ? '' : ` (inferred: ${run.why}; set interpreter: "node" to run it under Node)`
     throw new XpmError('XPM_ERR_CONFIG_INVALID',
-      `Expected \`exec_mode\` to be "fork" for interpreter "${interpreter}" (cluster mode runs Node scripts only), got "cluster"${where}`)
+      `Expected \`exec_mode\` to be "fork" for interpreter "${interpreter}"${inferred} (cluster mode runs Node scripts only), got "cluster"${where}`,
+      { details: { key: 'exec_mode' } })
   }
   return mode
 }
 
-// Later sources win: the CLI's environment, env, env_file, env_<name>.
+// Later sources win: the CLI's environment (less what filter_env leaves out), env, port,
+// env_file, env_<name>.
 function buildEnv (baseEnv, values, envs, envName, cwd, where) {
-  const env = { ...baseEnv, ...values.env }
+  const filter = values.filter_env
+  const inherited = filter === true
+    ? {}
+    : Array.isArray(filter) && filter.length ? Object.fromEntries(Object.entries(baseEnv).filter(([k]) => !filter.some((p) => k.startsWith(p)))) : baseEnv
+  const env = { ...inherited, ...values.env }
+  if (values.port !== undefined) env.PORT = String(values.port)
   if (values.env_file) Object.assign(env, readEnvFile(path.resolve(cwd, values.env_file), where))
   if (envName && envs[envName]) Object.assign(env, envs[envName])
   return env
@@ -167,4 +192,4 @@ function readEnvFile (file, where) {
   return util.parseEnv(text)
 }
 
-module.exports = { normalizeApp, buildSpec, appLabel, defaultName, defaultInterpreter, instanceCount }
+module.exports = { normalizeApp, buildSpec, appLabel, nameOf, defaultName, instanceCount }

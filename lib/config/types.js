@@ -1,8 +1,12 @@
 'use strict'
 
 const os = require('node:os')
+const path = require('node:path')
 const { parseBytes, parseDuration, formatBytes, formatDuration } = require('../units')
 const { MAX_TIMER_MS, MAX_INSTANCES, MAX_NAME_BYTES, MAX_PATH_BYTES, GiB } = require('./limits')
+
+const DEV_NULL = '/dev/null'
+const health = require('./health-types')
 
 // Value types of app options. parse() returns the parsed value or INVALID; the caller names the
 // app and key in the error, so every message reads the same way. CLI flags arrive as strings,
@@ -71,22 +75,44 @@ function isWellFormed (s) {
   return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s)
 }
 
+// Checks of the normalized form, as the daemon receives it over the socket (validate-spec.js):
+// paths are absolute, durations and sizes whole numbers, enums resolved.
+const specText = (v) => noNul(v) && v !== '' && Buffer.byteLength(v) <= MAX_PATH_BYTES
+const specAbs = (v) => specText(v) && path.isAbsolute(v)
+const specStrings = (v, nonEmpty = false) => Array.isArray(v) && v.every((s) => noNul(s) && (!nonEmpty || s !== ''))
+const specInt = (v) => Number.isSafeInteger(v)
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,255}$/
+const MAX_ID = 2 ** 32 - 2 // uid_t and gid_t; -1 (2^32-1) means "unchanged" to the kernel
+
+// Every type: expected (what a message says it should be), parse (file or flag value → parsed
+// value or INVALID), spec ([check of the normalized value, what it should be]), and for numbers
+// format and range. A string of digits is a number for every numeric type, as PM2 reads it.
 const TYPES = {
   string: {
     expected: 'a non-empty string',
-    parse: (v) => isText(v) ? v : INVALID
+    parse: (v) => isText(v) ? v : INVALID,
+    spec: [specText, 'a non-empty string']
   },
   name: {
     expected: NAME_RULE,
-    parse: (v) => nameProblem(v) ? INVALID : v
+    parse: (v) => nameProblem(v) ? INVALID : v,
+    spec: [(v) => nameProblem(v) === null, NAME_RULE]
   },
   path: {
     expected: 'a path (a non-empty string)',
-    parse: (v) => isText(v) ? v : INVALID
+    parse: (v) => isText(v) ? v : INVALID,
+    spec: [specAbs, 'an absolute path']
+  },
+  // out_file, error_file: PM2's "NULL" and "/dev/null" (and false) mean no file.
+  logPath: {
+    expected: 'a path, or "/dev/null" or "NULL" for no file',
+    parse: (v) => v === false || v === 'NULL' || v === DEV_NULL ? DEV_NULL : isText(v) ? v : INVALID,
+    spec: [specAbs, 'an absolute path']
   },
   boolean: {
     expected: 'true or false',
-    parse: (v) => typeof v === 'boolean' ? v : INVALID
+    parse: (v) => typeof v === 'boolean' ? v : INVALID,
+    spec: [(v) => typeof v === 'boolean', 'true or false']
   },
   count: {
     expected: 'a whole number (0 or more)',
@@ -94,19 +120,22 @@ const TYPES = {
     parse: (v) => {
       const n = isDigits(v) ? Number(v) : v
       return Number.isSafeInteger(n) && n >= 0 ? n : INVALID
-    }
+    },
+    spec: [specInt, 'a whole number']
   },
   duration: {
     expected: 'a duration like "200ms", "5s", "2m", "1h" or a number of milliseconds',
-    parse: (v) => attempt(() => parseDuration(v)),
+    parse: (v) => attempt(() => parseDuration(isDigits(v) ? Number(v) : v)),
     format: formatDuration,
-    range: { min: 0, max: MAX_TIMER_MS, note: ' (a longer delay does not fit a timer)' }
+    range: { min: 0, max: MAX_TIMER_MS, note: ' (a longer delay does not fit a timer)' },
+    spec: [specInt, 'a whole number of milliseconds']
   },
   bytes: {
     expected: 'a size like "300K", "10M", "1G" or a number of bytes',
-    parse: (v) => attempt(() => parseBytes(v)),
+    parse: (v) => attempt(() => parseBytes(isDigits(v) ? Number(v) : v)),
     format: formatBytes,
-    range: { min: 0, max: 1024 * GiB }
+    range: { min: 0, max: 1024 * GiB },
+    spec: [specInt, 'a whole number of bytes']
   },
   args: {
     expected: 'a string or an array of strings',
@@ -115,11 +144,13 @@ const TYPES = {
       if (typeof v === 'string') args = splitArgs(v)
       else if (Array.isArray(v) && v.every((a) => typeof a === 'string' || Number.isFinite(a))) args = v.map(String)
       return args !== INVALID && args.every(noNul) ? args : INVALID
-    }
+    },
+    spec: [(v) => specStrings(v), 'an array of strings']
   },
   list: {
     expected: 'a comma-separated string or an array of strings',
-    parse: (v) => { const a = list(v); return allStrings(a) ? a : INVALID }
+    parse: (v) => { const a = list(v); return allStrings(a) ? a : INVALID },
+    spec: [(v) => specStrings(v, true), 'an array of non-empty strings']
   },
   exitCodes: {
     expected: 'an exit code or an array of exit codes (0-255)',
@@ -128,7 +159,8 @@ const TYPES = {
       if (!Array.isArray(a)) return INVALID
       const codes = a.map((c) => isDigits(c) ? Number(c) : c)
       return codes.every((c) => Number.isInteger(c) && c >= 0 && c <= 255) ? codes : INVALID
-    }
+    },
+    spec: [(v) => Array.isArray(v) && v.length <= 256 && v.every((c) => specInt(c) && c >= 0 && c <= 255), 'an array of exit codes (0-255)']
   },
   instances: {
     expected: 'a number, "max" or a negative number',
@@ -138,15 +170,18 @@ const TYPES = {
       if (v === 'max') return 'max'
       const n = typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : v
       return Number.isSafeInteger(n) ? n : INVALID
-    }
+    },
+    spec: [(v) => specInt(v) && v >= 1 && v <= MAX_INSTANCES, `a whole number from 1 to ${MAX_INSTANCES}`]
   },
   execMode: {
     expected: '"cluster" or "fork"',
-    parse: (v) => ({ cluster: 'cluster', cluster_mode: 'cluster', fork: 'fork', fork_mode: 'fork' })[v] ?? INVALID
+    parse: (v) => ({ cluster: 'cluster', cluster_mode: 'cluster', fork: 'fork', fork_mode: 'fork' })[v] ?? INVALID,
+    spec: [(v) => v === 'cluster' || v === 'fork', '"cluster" or "fork"']
   },
   logType: {
     expected: '"raw" or "json"',
-    parse: (v) => v === 'raw' || v === 'json' ? v : INVALID
+    parse: (v) => v === 'raw' || v === 'json' ? v : INVALID,
+    spec: [(v) => typeof v === 'boolean', 'true or false (json lines)']
   },
   signal: {
     expected: 'a signal name such as "SIGINT" or "SIGTERM"',
@@ -154,29 +189,48 @@ const TYPES = {
       if (typeof v !== 'string') return INVALID
       const name = v.toUpperCase().startsWith('SIG') ? v.toUpperCase() : 'SIG' + v.toUpperCase()
       return name in os.constants.signals ? name : INVALID
-    }
+    },
+    spec: [(v) => typeof v === 'string' && TYPES.signal.parse(v) === v, 'a signal name such as "SIGINT"']
   },
+  // Values that are objects or arrays are passed as their JSON text (an environment holds strings).
   env: {
-    expected: 'an object of strings, numbers or booleans',
+    expected: 'an object of strings, numbers, booleans or JSON values',
     parse: (v) => {
       if (!isPlainObject(v)) return INVALID
       const out = {}
       for (const [k, val] of Object.entries(v)) {
         if (val === null || val === undefined) continue
-        if (!['string', 'number', 'boolean'].includes(typeof val) || !noNul(k)) return INVALID
-        out[k] = String(val)
+        if (!noNul(k) || k === '') return INVALID
+        if (['string', 'number', 'boolean'].includes(typeof val)) out[k] = String(val)
+        else if (typeof val === 'object') out[k] = attempt(() => JSON.stringify(val))
+        else return INVALID
         if (!noNul(out[k])) return INVALID
       }
       return out
-    }
+    },
+    spec: [(v) => isPlainObject(v) && Object.entries(v).every(([k, s]) => noNul(k) && noNul(s)), 'an object of strings']
   },
+  envName: {
+    expected: 'an environment variable name (letters, digits and _, not starting with a digit)',
+    parse: (v) => typeof v === 'string' && ENV_NAME.test(v) ? v : INVALID,
+    spec: [(v) => typeof v === 'string' && ENV_NAME.test(v), 'an environment variable name']
+  },
+  // true: <XPM_HOME>/logs/<name>.log; false, "NULL" and "/dev/null": none.
   logFile: {
     expected: 'a path or true (true: <XPM_HOME>/logs/<name>.log)',
-    parse: (v) => v === true || v === false ? v : TYPES.path.parse(v)
+    parse: (v) => v === true || v === false ? v : v === 'NULL' || v === DEV_NULL ? false : TYPES.path.parse(v),
+    spec: [specAbs, 'an absolute path']
+  },
+  // PM2 files write log_date_format: false for "no format".
+  dateFormat: {
+    expected: 'a date format such as "YYYY-MM-DD HH:mm:ss", or false',
+    parse: (v) => v === false ? null : isText(v) ? v : INVALID,
+    spec: [specText, 'a non-empty string']
   },
   watch: {
     expected: 'true, false, a path or an array of paths',
-    parse: (v) => typeof v === 'boolean' ? v : TYPES.list.parse(v)
+    parse: (v) => typeof v === 'boolean' ? v : TYPES.list.parse(v),
+    spec: [(v) => v === false || (Array.isArray(v) && v.length > 0 && v.every(specAbs)), 'false or a non-empty array of absolute paths']
   },
   cron: {
     expected: 'a cron expression that fires, such as "0 3 * * *"',
@@ -190,7 +244,56 @@ const TYPES = {
         job.stop()
         return next ? v.trim() : INVALID
       })
-    }
+    },
+    spec: [(v) => TYPES.cron.parse(v) !== INVALID, 'a cron expression that fires, such as "0 3 * * *"']
+  },
+  // filter_env: true (none of the CLI's environment), or prefixes of the variables to leave out.
+  filterEnv: {
+    expected: 'true, false, a variable name prefix or an array of them',
+    parse: (v) => typeof v === 'boolean' ? v : TYPES.list.parse(v),
+    spec: [(v) => typeof v === 'boolean' || specStrings(v, true), 'true, false or an array of prefixes']
+  },
+  // uid, gid: a number, or a user or group name (resolved by normalize.js from /etc/passwd, /etc/group).
+  userId: {
+    expected: 'a user or group id (a number) or name',
+    range: { min: 0, max: MAX_ID },
+    parse: (v) => {
+      const n = isDigits(v) ? Number(v) : v
+      if (Number.isSafeInteger(n)) return n
+      return typeof v === 'string' && /^[A-Za-z_][A-Za-z0-9_.-]{0,63}\$?$/.test(v) ? v : INVALID
+    },
+    spec: [(v) => specInt(v), 'a whole number (a user or group id)']
+  },
+  port: {
+    expected: 'a port number (1-65535)',
+    range: { min: 1, max: 65535 },
+    parse: (v) => {
+      const n = isDigits(v) ? Number(v) : v
+      return Number.isSafeInteger(n) ? n : INVALID
+    },
+    spec: [specInt, 'a port number']
+  },
+  object: {
+    expected: 'an object',
+    parse: (v) => isPlainObject(v) ? v : INVALID,
+    spec: [isPlainObject, 'an object']
+  },
+  // Health options (docs/health.md): their forms live in health-types.js.
+  probe: {
+    expected: health.PROBE_EXPECTED,
+    parse: (v) => health.parseProbe(v) ?? INVALID,
+    spec: [health.isProbe, 'a normalized probe ({ kind, path|port|command, interval, timeout, ... })']
+  },
+  hooks: {
+    expected: health.HOOKS_EXPECTED,
+    parse: (v) => health.parseHooks(v) ?? INVALID,
+    spec: [health.isHooks, 'normalized hooks ({ timeout, commands: [{ events, command }] })']
+  },
+  // A PM2 key xpm accepts without acting on it (options.js says why, once).
+  any: {
+    expected: 'any value',
+    parse: (v) => v,
+    spec: [() => true, 'any value']
   }
 }
 
@@ -219,4 +322,4 @@ function outOfRange (option, value) {
   return null
 }
 
-module.exports = { TYPES, INVALID, parseValue, rangeOf, outOfRange, nameProblem, splitArgs, isPlainObject, noNul }
+module.exports = { TYPES, INVALID, DEV_NULL, parseValue, rangeOf, outOfRange, nameProblem, splitArgs, isPlainObject, noNul }

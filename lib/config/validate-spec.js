@@ -1,11 +1,12 @@
 'use strict'
 
-const path = require('node:path')
 const { XpmError } = require('../errors')
 const { show } = require('../units')
 const { OPTIONS } = require('./options')
-const { TYPES, INVALID, outOfRange, nameProblem, noNul, isPlainObject } = require('./types')
-const { MAX_INSTANCES, MAX_PATH_BYTES } = require('./limits')
+const { TYPES, outOfRange, noNul, isPlainObject } = require('./types')
+const { MAX_PATH_BYTES } = require('./limits')
+const { isNodeRuntime } = require('./script')
+const { privilegeProblem } = require('./users')
 
 // The daemon's check of a normalized spec that arrives over the socket (or from a saved state):
 // the same rules as the CLI's config model, read from the same table (options.js) with the same
@@ -16,36 +17,13 @@ const { MAX_INSTANCES, MAX_PATH_BYTES } = require('./limits')
 // daemon/check-specs.js). Fields the table does not know are ignored.
 
 const isText = (v) => noNul(v) && v !== '' && Buffer.byteLength(v) <= MAX_PATH_BYTES
-const isAbs = (v) => isText(v) && path.isAbsolute(v)
-const isStrings = (v, nonEmpty = false) => Array.isArray(v) && v.every((s) => noNul(s) && (!nonEmpty || s !== ''))
-const isInt = (v) => Number.isSafeInteger(v)
 
-// type → [check of the normalized value, what it should be]. Numbers are bounded afterwards by
-// the option's range (outOfRange), exactly as in the CLI.
-const NORMALIZED = {
-  name: [(v) => nameProblem(v) === null, TYPES.name.expected],
-  string: [isText, 'a non-empty string'],
-  path: [isAbs, 'an absolute path'],
-  boolean: [(v) => typeof v === 'boolean', 'true or false'],
-  count: [isInt, 'a whole number'],
-  duration: [isInt, 'a whole number of milliseconds'],
-  bytes: [isInt, 'a whole number of bytes'],
-  args: [(v) => isStrings(v), 'an array of strings'],
-  list: [(v) => isStrings(v, true), 'an array of non-empty strings'],
-  exitCodes: [(v) => Array.isArray(v) && v.length <= 256 && v.every((c) => isInt(c) && c >= 0 && c <= 255), 'an array of exit codes (0-255)'],
-  instances: [(v) => isInt(v) && v >= 1 && v <= MAX_INSTANCES, `a whole number from 1 to ${MAX_INSTANCES}`],
-  execMode: [(v) => v === 'cluster' || v === 'fork', '"cluster" or "fork"'],
-  logType: [(v) => typeof v === 'boolean', 'true or false (json lines)'],
-  signal: [(v) => typeof v === 'string' && TYPES.signal.parse(v) === v, 'a signal name such as "SIGINT"'],
-  env: [(v) => isPlainObject(v) && Object.entries(v).every(([k, s]) => noNul(k) && noNul(s)), 'an object of strings'],
-  logFile: [isAbs, 'an absolute path'],
-  watch: [(v) => v === false || (Array.isArray(v) && v.length > 0 && v.every(isAbs)), 'false or a non-empty array of absolute paths'],
-  cron: [(v) => TYPES.cron.parse(v) !== INVALID, TYPES.cron.expected]
-}
-
-// One entry per field of the normalized spec (env_file and env_<name> land in env, checked once).
-const FIELDS = OPTIONS.filter((o) => !o.pattern && o.key !== 'env_file').map((option) => {
-  const [ok, expected] = NORMALIZED[option.type]
+// One entry per field of the normalized spec, with its type's check of the normalized form
+// (types.js `spec`); numbers are bounded afterwards by the option's range (outOfRange), exactly
+// as in the CLI. Options the CLI folds into other fields (target null: env_file, filter_env,
+// port, …) and env_<name> (it lands in env, checked once) have none.
+const FIELDS = OPTIONS.filter((o) => !o.pattern && o.target && !o.into).map((option) => {
+  const [ok, expected] = TYPES[option.type].spec
   return { option, path: option.target.split('.'), ok, expected: option.nullable ? `null or ${expected}` : expected }
 })
 
@@ -63,7 +41,10 @@ function checkSpec (spec) {
   for (const { option, path: keys, ok, expected } of FIELDS) {
     const value = get(spec, keys)
     const where = keys.join('.')
-    if (value === null && option.nullable) continue
+    // a nullable option missing from a spec saved by an earlier xpm is off, as null is; one with
+    // a default gets it (validateSpec fills it in)
+    if ((value === null || value === undefined) && option.nullable) continue
+    if (value === undefined && option.default !== undefined && (keys.length === 1 || isPlainObject(get(spec, keys.slice(0, -1))))) continue
     if (!ok(value)) {
       if (keys.length === 1 || isPlainObject(get(spec, keys.slice(0, -1)))) problems.push(`${where} should be ${expected}, got ${show(value)}`)
       continue
@@ -72,15 +53,25 @@ function checkSpec (spec) {
     if (bound) problems.push(`${where} (${option.key}) should be ${bound}, got ${show(value)}`)
   }
   if (spec.execMode === 'cluster' && spec.interpreter !== 'node') problems.push('execMode "cluster" needs interpreter "node"')
-  if (spec.metrics === true && isText(spec.interpreter) && spec.interpreter !== 'node') problems.push('metrics needs interpreter "node" (the agent is a Node preload)')
+  if (spec.metrics === true && isText(spec.interpreter) && !isNodeRuntime(spec.interpreter)) problems.push('metrics needs a Node interpreter (the agent is a Node preload)')
+  const privilege = (Number.isSafeInteger(spec.uid) || Number.isSafeInteger(spec.gid)) ? privilegeProblem({ uid: spec.uid ?? null, gid: spec.gid ?? null }) : null
+  if (privilege) problems.push(privilege)
   return problems
 }
 
+// Throws on any problem; else fills in the defaults of fields the spec lacks (a spec saved by an
+// earlier xpm, a client that leaves defaults out), in place, and returns it: every spec the
+// daemon holds is complete, so no other file needs a default of its own.
 function validateSpec (spec) {
   const problems = checkSpec(spec)
   if (problems.length) {
     const name = typeof spec?.name === 'string' ? ` ${show(spec.name.slice(0, 130))}` : ''
     throw new XpmError('XPM_ERR_CONFIG_INVALID', `Invalid app spec${name}: ${problems.join('; ')}`, { details: { problems } })
+  }
+  for (const { option, path: keys } of FIELDS) {
+    const parent = keys.length === 1 ? spec : get(spec, keys.slice(0, -1))
+    const last = keys.at(-1)
+    if (parent[last] === undefined && option.default !== undefined) parent[last] = structuredClone(option.default)
   }
   return spec
 }

@@ -11,19 +11,26 @@ const { didYouMean } = require('./suggest')
 // Result: { values: { <canonical key>: parsed }, envs: { <name>: { VAR: 'value' } } }.
 // Problems are pushed to `problems` (XpmErrors) so a whole file is reported at once.
 
-function invalid (what, type, value, where) {
+function invalid (what, type, value, where, app, key) {
   const expected = TYPES[type].expected
   return new XpmError('XPM_ERR_CONFIG_INVALID', `Expected ${what} to be ${expected}, got ${show(value)}${where}`,
-    { details: { expected, given: value === undefined ? null : value } })
+    { details: { app, key, expected, given: given(value) } })
+}
+
+// A given value as details carry it: JSON-safe and short.
+function given (value) {
+  if (value === undefined) return null
+  return typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint' ? show(value) : value
 }
 
 // A value of the right type beyond the option's bounds (limits.js): 'at most 24d (…)'.
-function outside (what, bound, value, where, key) {
+function outside (what, bound, value, where, key, app) {
   return new XpmError('XPM_ERR_CONFIG_INVALID', `Expected ${what} to be ${bound}, got ${show(value)}${where}`,
-    { details: { key, expected: bound, given: value === undefined ? null : value } })
+    { details: { app, key, expected: bound, given: given(value) } })
 }
 
-function parseAppOptions (raw, { app, problems }) {
+// notices: where to push { app, key, message } for PM2 keys xpm accepts without acting on them.
+function parseAppOptions (raw, { app, problems, notices = null }) {
   const where = ` in app "${app}"`
   const values = {}
   const envs = {}
@@ -35,14 +42,20 @@ function parseAppOptions (raw, { app, problems }) {
       continue
     }
     if (value === undefined) continue
+    if (option.notice !== undefined) {
+      if (option.notice && value !== option.quietWhen) notices?.push({ app, key: option.key, message: option.notice })
+      continue
+    }
     const parsed = parseValue(option.type, value, option)
     const bound = parsed === INVALID ? null : outOfRange(option, parsed)
     if (parsed === INVALID) {
-      problems.push(invalid(`\`${key}\``, option.type, value, where))
+      problems.push(invalid(`\`${key}\``, option.type, value, where, app, key))
     } else if (bound) {
-      problems.push(outside(`\`${key}\``, bound, value, where, key))
+      problems.push(outside(`\`${key}\``, bound, value, where, key, app))
     } else if (option.pattern) {
       envs[key.slice('env_'.length)] = parsed
+    } else if (option.into) {
+      values[option.into] = option.map(parsed)
     } else {
       values[option.key] = parsed
     }
@@ -96,14 +109,18 @@ function checkDuplicates (specs, source) {
   }
 }
 
-// One error for a list of problems: the first one's code and message, all of them in details.
-function throwProblems (problems) {
-  if (problems.length === 0) return
-  const [first] = problems
-  if (problems.length === 1) throw first
-  const more = problems.length - 1
-  throw new XpmError(first.code, `${first.message} (and ${more} more problem${more > 1 ? 's' : ''})`,
-    { details: { problems: problems.map((p) => ({ code: p.code, message: p.message })) } })
+// One error for a list of problems, each of them one line of its message (problems that are
+// lists themselves are flattened): the first one's code, all of them in details.problems.
+function throwProblems (problems, { source = null } = {}) {
+  const all = problems.flatMap((p) => p.details?.problems?.length ? p.details.problems.map((q) => ({ ...q })) : [{ code: p.code, message: p.message, ...pick(p.details) }])
+  if (all.length === 0) return
+  if (problems.length === 1 && all.length === 1) throw problems[0]
+  const header = `${all.length} problems${source ? ` in ${source}` : ''} (nothing was done):`
+  throw new XpmError(all[0].code, [header, ...all.map((p) => `  - ${p.message}`)].join('\n'), { details: { problems: all } })
+}
+
+function pick (details) {
+  return details ? Object.fromEntries(['app', 'key'].filter((k) => details[k] !== undefined).map((k) => [k, details[k]])) : {}
 }
 
 function checkAppObject (raw, label) {

@@ -4,9 +4,12 @@
 // CommonJS or ES-module entry. It only assembles the in-worker modules; none of them keeps the
 // app alive or listens to the app's own IPC messages.
 //
-// Environment knobs: XPM_AGENT=0 turns the agent off; XPM_METRICS=0 (the app's `metrics: false`)
-// turns off only the metrics reports; XPM_METRICS_INTERVAL fixes the report interval in ms (at
-// least 100) instead of the daemon's schedule.
+// Environment knobs: XPM_AGENT=0 turns the agent off; XPM_AGENT_METRICS=0 (the app's `metrics:
+// false`) turns off only the metrics reports (not XPM_METRICS: that is the daemon's Prometheus
+// address, and may well be in an app's environment); XPM_METRICS_INTERVAL fixes the report
+// interval in ms (at least 100) instead of the daemon's schedule. XPM_PROBES=1 (set by the
+// daemon for an app with an HTTP or TCP probe) answers the daemon's probes from inside the
+// worker (probe.js).
 
 const { forgetPreload } = require('./options')
 
@@ -23,6 +26,13 @@ function startAgent () {
   // process.on('message'), and the listener adds no liveness. Only cluster workers ever get one;
   // installing it everywhere spares loading node:cluster in fork-mode apps just to ask.
   process.on('internalMessage', require('./drain').installDrain())
+  // HTTP and TCP probes are answered from inside this process (probe.js): only for apps that
+  // have one (XPM_PROBES=1), whose servers are tracked from now on, before the app's entry runs.
+  if (process.env.XPM_PROBES === '1') {
+    const probe = require('./probe')
+    probe.trackServers()
+    process.on('internalMessage', probe.onProbeMessage)
+  }
   const agent = { metrics: null }
   // Exit once the daemon is gone, metrics or not: a listener, no timer (exit-on-disconnect.js).
   const { onChannelClosed, exitAfterDisconnect } = require('./exit-on-disconnect')
@@ -32,7 +42,7 @@ function startAgent () {
   })
   // Metrics are reported on the daemon's schedule; its listener is installed now, before the
   // channel is first read (metrics-schedule.js).
-  if (process.env.XPM_METRICS !== '0') agent.metrics = require('./metrics-schedule').followSchedule({ ipc })
+  if (process.env.XPM_AGENT_METRICS !== '0') agent.metrics = require('./metrics-schedule').followSchedule({ ipc })
   // After the app's entry has run its first turn (a CommonJS entry has been evaluated; a throw
   // or a failed listen() has already ended the process): the daemon counts the app as started.
   setImmediate(() => {

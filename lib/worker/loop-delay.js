@@ -19,16 +19,17 @@
 
 const NS_PER_MS = 1e6
 
-// What weightedLag() needs from a histogram, in ms: { count, sum, max, p50, p95, points() },
+// What weightedLag() needs from a histogram, in ms: { count, sum, max, p50, p90, p95, points() },
 // points() giving the Map percentile → tick length (ns), read only when needed.
 function histogramSource (histogram) {
   const count = histogram.count
-  if (count === 0) return { count, sum: 0, max: 0, p50: 0, p95: 0, points: () => null }
+  if (count === 0) return { count, sum: 0, max: 0, p50: 0, p90: 0, p95: 0, points: () => null }
   return {
     count,
     sum: histogram.mean * count / NS_PER_MS,
     max: histogram.max / NS_PER_MS,
     p50: histogram.percentile(50) / NS_PER_MS,
+    p90: histogram.percentile(90) / NS_PER_MS,
     p95: histogram.percentile(95) / NS_PER_MS,
     points: () => histogram.percentiles
   }
@@ -45,6 +46,7 @@ function weightedLag (source, resolutionMs, elapsedMs) {
     // No tick was long: they weigh nearly the same, and each spans >= 1% of a 1 s interval.
     return {
       elP50: Math.max(0, source.p50 - resolutionMs),
+      elP90: Math.max(0, (source.p90 ?? source.p95) - resolutionMs),
       elP95: Math.max(0, source.p95 - resolutionMs),
       elP99: Math.max(0, max - resolutionMs),
       elMax: Math.max(0, max - resolutionMs)
@@ -67,10 +69,10 @@ function weightedLag (source, resolutionMs, elapsedMs) {
       }
     }
   }
-  if (total === 0) return { elP50: 0, elP95: 0, elP99: 0, elMax: 0 }
+  if (total === 0) return { elP50: 0, elP90: 0, elP95: 0, elP99: 0, elMax: 0 }
 
   // Longest ticks first, until half the interval is covered.
-  let elMax, elP99, elP95, elP50, lag
+  let elMax, elP99, elP95, elP90, elP50, lag
   let covered = 0
   let i = spans.length - 1
   while (elP50 === undefined && (i >= 0 || extra > 0)) {
@@ -88,9 +90,10 @@ function weightedLag (source, resolutionMs, elapsedMs) {
     if (elMax === undefined) elMax = lag
     if (elP99 === undefined && covered >= total * 0.01) elP99 = lag
     if (elP95 === undefined && covered >= total * 0.05) elP95 = lag
+    if (elP90 === undefined && covered >= total * 0.1) elP90 = lag
     if (covered >= total * 0.5) elP50 = lag
   }
-  return { elP50: elP50 ?? lag, elP95: elP95 ?? lag, elP99: elP99 ?? lag, elMax }
+  return { elP50: elP50 ?? lag, elP90: elP90 ?? lag, elP95: elP95 ?? lag, elP99: elP99 ?? lag, elMax }
 }
 
 module.exports = { histogramSource, weightedLag }

@@ -20,7 +20,9 @@ function resolutionFor (intervalMs) {
 // (0: no reports, the histogram off). Once `connected()` is false it stops and calls
 // `onDisconnect`. (The agent's exit once the daemon is gone does not ride this timer: it
 // listens for the channel's close, metrics or not; see exit-on-disconnect.js.)
-function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () => {} }) {
+// heartbeat: a report goes out every interval even when nothing changed, for a daemon that
+// counts a missing report as a blocked loop (the watchdog, max_event_loop_delay).
+function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () => {}, heartbeat = false }) {
   let histogram = null
   let resolution = 0
   let timer = null
@@ -53,6 +55,7 @@ function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () 
       heapTotal: mem.heapTotal,
       rss: mem.rss,
       elP50: delay && Math.round(delay.elP50 * 100) / 100,
+      elP90: delay && Math.round(delay.elP90 * 100) / 100,
       elP95: delay && Math.round(delay.elP95 * 100) / 100,
       elP99: delay && Math.round(delay.elP99 * 100) / 100,
       elMax: delay && Math.round(delay.elMax * 100) / 100,
@@ -74,7 +77,7 @@ function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () 
         any = true
       }
     }
-    if (any && send({ 'xpm:agent': 'metrics', data: changed })) Object.assign(sent, changed)
+    if ((any || heartbeat) && send({ 'xpm:agent': 'metrics', data: changed })) Object.assign(sent, changed)
   }
 
   function setRate (ms) {
@@ -94,7 +97,14 @@ function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () 
   }
 
   setRate(intervalMs)
-  return { collect, stop, setInterval: setRate, get intervalMs () { return current } }
+  return {
+    collect,
+    stop,
+    setInterval: setRate,
+    setHeartbeat (on) { heartbeat = on === true },
+    get intervalMs () { return current },
+    get heartbeat () { return heartbeat }
+  }
 }
 
 module.exports = { startMetricsReporter, resolutionFor, RESOLUTION_MS, SLOW_RESOLUTION_MS }

@@ -9,7 +9,8 @@
 //
 // The reporter itself starts one second after the app's entry has run (booted()): when many apps
 // start at once, its cost never competes with their start-up. XPM_METRICS_INTERVAL (ms, for tests
-// and debugging) fixes the interval and ignores the daemon's schedule.
+// and debugging) fixes the interval and ignores the daemon's schedule (but not its `heartbeat`:
+// true asks for a report every interval even when no figure changed, see metrics-reporter.js).
 const { intervalFrom } = require('./options')
 
 const CMD = 'NODE_XPM_METRICS'
@@ -18,6 +19,7 @@ const START_DELAY_MS = 1000
 function followSchedule ({ ipc, env = process.env, on = (fn) => process.on('internalMessage', fn), off = (fn) => process.off('internalMessage', fn) }) {
   const fixed = env.XPM_METRICS_INTERVAL ? intervalFrom(env) : null
   let wanted = fixed // ms; null until the daemon says
+  let heartbeat = false
   let ready = false
   let stopped = false
   let reporter = null
@@ -25,14 +27,19 @@ function followSchedule ({ ipc, env = process.env, on = (fn) => process.on('inte
 
   function apply () {
     if (stopped || !ready || wanted === null) return
-    if (reporter) return reporter.setInterval(wanted)
+    if (reporter) {
+      reporter.setHeartbeat(heartbeat)
+      return reporter.setInterval(wanted)
+    }
     if (!wanted || !ipc.connected()) return
     const { startMetricsReporter } = require('./metrics-reporter')
-    reporter = startMetricsReporter({ intervalMs: wanted, send: ipc.send, connected: ipc.connected })
+    reporter = startMetricsReporter({ intervalMs: wanted, send: ipc.send, connected: ipc.connected, heartbeat })
   }
 
   function onMessage (msg) {
-    if (fixed !== null || msg === null || typeof msg !== 'object' || msg.cmd !== CMD) return
+    if (msg === null || typeof msg !== 'object' || msg.cmd !== CMD) return
+    heartbeat = msg.heartbeat === true
+    if (fixed !== null) return apply()
     const ms = Number(msg.intervalMs)
     if (!Number.isFinite(ms) || ms < 0) return
     wanted = ms === 0 ? 0 : intervalFrom({ XPM_METRICS_INTERVAL: String(ms) })

@@ -87,7 +87,7 @@ test('wrong parameter types on any method get XPM_ERR_BAD_ARGUMENT or XPM_ERR_CO
     ['start', { specs: [null] }, 'XPM_ERR_CONFIG_INVALID'],
     ['start', { specs: [specFor(h, { name: 'other' })], force: 'yes' }, 'XPM_ERR_BAD_ARGUMENT'],
     ['reload', { target: 'idle', specs: 5 }, 'XPM_ERR_CONFIG_INVALID'],
-    ['reload', { target: ['idle'] }, 'XPM_ERR_BAD_ARGUMENT'],
+    ['reload', { target: [{}] }, 'XPM_ERR_BAD_ARGUMENT'],
     ['stop', { target: { name: 'idle' } }, 'XPM_ERR_BAD_ARGUMENT'],
     ['stop', {}, 'XPM_ERR_BAD_ARGUMENT'],
     ['restart', { target: null }, 'XPM_ERR_BAD_ARGUMENT'],

@@ -1,6 +1,6 @@
 'use strict'
 
-// Exit on the daemon's disconnect does not depend on metrics (issue 14): with XPM_METRICS=0 a
+// Exit on the daemon's disconnect does not depend on metrics (issue 14): with XPM_AGENT_METRICS=0 a
 // fork-mode worker still exits once its IPC channel closes, and the agent's 'disconnect'
 // listener never keeps an app alive nor changes how the app's own listeners keep it alive.
 const { test, after } = require('node:test')
@@ -16,7 +16,7 @@ const FIXTURES = path.join(__dirname, '..', 'fixtures')
 const pids = new Set()
 
 function start (fixture, env = {}) {
-  const childEnv = { ...process.env, XPM_METRICS: '0', PORT: '0', ...env }
+  const childEnv = { ...process.env, XPM_AGENT_METRICS: '0', PORT: '0', ...env }
   delete childEnv.NODE_TEST_CONTEXT
   const child = fork(path.join(FIXTURES, fixture), [], { execArgv: ['--require', AGENT], env: childEnv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   pids.add(child.pid)

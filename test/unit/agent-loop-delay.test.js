@@ -43,7 +43,7 @@ test('partial ticks at the interval ends are not a stall', () => {
 })
 
 test('no samples and no elapsed time give zeros, never negatives', () => {
-  assert.deepEqual(weightedLag(source([]), 10), { elP50: 0, elP95: 0, elP99: 0, elMax: 0 })
+  assert.deepEqual(weightedLag(source([]), 10), { elP50: 0, elP90: 0, elP95: 0, elP99: 0, elMax: 0 })
   assert.equal(weightedLag(source([9.5, 9.8]), 10).elMax, 0)
 })
 

@@ -7,6 +7,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { resolveStart, normalizeApp, validateSpec, checkSpec } = require('../../lib/config')
 const { suggest, distance } = require('../../lib/config/suggest')
+const { OPTIONS } = require('../../lib/config/options')
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'ecosystems')
 const env = { PATH: process.env.PATH }
@@ -25,7 +26,8 @@ function rejects (promise, code, message) {
 test('a misspelled key fails with the nearest known key', async () => {
   await rejects(resolveStart({ target: path.join(FIXTURES, 'misspelled.config.js'), env }),
     'XPM_ERR_CONFIG_UNKNOWN_KEY', 'unknown option "kill_timout" in app "api" — did you mean "kill_timeout"?')
-  assert.throws(() => app({ name: 'w', killTimeout: 5 }), { message: 'unknown option "killTimeout" in app "w" — did you mean "kill_timeout"?' })
+  assert.throws(() => app({ name: 'w', killTimout: 5 }), { message: 'unknown option "killTimout" in app "w" — did you mean "kill_timeout"?' })
+  assert.throws(() => app({ name: 'w', instnces: 2 }), { message: 'unknown option "instnces" in app "w" — did you mean "instances"?' })
   assert.throws(() => app({ name: 'w', flavour: 'vanilla' }), { message: 'unknown option "flavour" in app "w"' })
 })
 
@@ -39,11 +41,11 @@ test('suggest: close typos only', () => {
 test('a wrong type names the app, the key, what was expected and what was given', async () => {
   await rejects(resolveStart({ target: path.join(FIXTURES, 'wrong-type.json'), env }), 'XPM_ERR_CONFIG_INVALID',
     'Expected `instances` to be a number, "max" or a negative number, got "maxx" in app "api"')
-  assert.throws(() => app({ name: 'a', kill_timeout: '5000' }), {
-    message: 'Expected `kill_timeout` to be a duration like "200ms", "5s", "2m", "1h" or a number of milliseconds, got "5000" in app "a"'
+  assert.throws(() => app({ name: 'a', kill_timeout: '5 secs' }), {
+    message: 'Expected `kill_timeout` to be a duration like "200ms", "5s", "2m", "1h" or a number of milliseconds, got "5 secs" in app "a"'
   })
   assert.throws(() => app({ name: 'a', autorestart: 'no' }), { message: 'Expected `autorestart` to be true or false, got "no" in app "a"' })
-  assert.throws(() => app({ name: 'a', env: { A: { nested: 1 } } }), { code: 'XPM_ERR_CONFIG_INVALID', message: /`env`/ })
+  assert.throws(() => app({ name: 'a', env: { A: () => 1 } }), { code: 'XPM_ERR_CONFIG_INVALID', message: /`env`/ })
   assert.throws(() => app({ name: 'a', exec_mode: 'cluter' }), { message: /Expected `exec_mode` to be "cluster" or "fork", got "cluter"/ })
   assert.throws(() => app({ name: 'a', kill_signal: 'SIGNOPE' }), { message: /`kill_signal`/ })
   assert.throws(() => app({ name: 'a', cron_restart: 'every day' }), { message: /`cron_restart`/ })
@@ -54,11 +56,43 @@ test('a wrong type names the app, the key, what was expected and what was given'
   assert.throws(() => normalizeApp({ name: 'x' }, { baseDir: FIXTURES, env }), { message: 'Expected `script` to be a path, got nothing in app "x"' })
 })
 
-test('several problems in one file: first message, count of the rest, all in details', async () => {
+test('several problems in one file: all of them, one per line, each with its app and key', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-many-'))
   const file = path.join(dir, 'ecosystem.json')
-  fs.writeFileSync(file, JSON.stringify({ apps: [{ name: 'a', script: 'x.js', instances: 'lots' }, { name: 'b', script: 'x.js', foo: 1 }] }))
-  await rejects(resolveStart({ target: file, env }), 'XPM_ERR_CONFIG_INVALID', /got "lots" in app "a" \(and 1 more problem\)$/)
+  fs.writeFileSync(path.join(dir, 'x.js'), '')
+  fs.writeFileSync(file, JSON.stringify({
+    apps: [
+      { name: 'a', script: 'x.js', instances: 'lots', kill_timout: 1 },
+      { name: 'b', script: 'x.js', foo: 1 },
+      { name: 'c', script: 'gone.js' },
+      { name: 'a', script: 'x.js' }
+    ]
+  }))
+  await assert.rejects(resolveStart({ target: file, env }), (err) => {
+    assert.equal(err.code, 'XPM_ERR_CONFIG_INVALID', 'the first problem\'s code')
+    assert.equal(err.exitCode, 2)
+    const lines = err.message.split('\n')
+    assert.equal(lines[0], `4 problems in ${file} (nothing was done):`)
+    assert.deepEqual(lines.slice(1), [
+      '  - Expected `instances` to be a number, "max" or a negative number, got "lots" in app "a"',
+      '  - unknown option "kill_timout" in app "a" — did you mean "kill_timeout"?',
+      '  - unknown option "foo" in app "b"',
+      `  - script "gone.js" in app "c" not found: ${path.join(dir, 'gone.js')} does not exist`
+    ])
+    assert.deepEqual(err.details.problems.map((p) => [p.code, p.app ?? null, p.key ?? null]), [
+      ['XPM_ERR_CONFIG_INVALID', 'a', 'instances'],
+      ['XPM_ERR_CONFIG_UNKNOWN_KEY', 'a', 'kill_timout'],
+      ['XPM_ERR_CONFIG_UNKNOWN_KEY', 'b', 'foo'],
+      ['XPM_ERR_SCRIPT_NOT_FOUND', null, null]
+    ])
+    return true
+  })
+  // the app-name clash is reported once the apps themselves are valid
+  fs.writeFileSync(file, JSON.stringify({ apps: [{ name: 'a', script: 'x.js' }, { name: 'a', script: 'x.js' }, { name: 'b', script: 'x.js', bad: 1 }] }))
+  await assert.rejects(resolveStart({ target: file, env }), (err) => {
+    assert.match(err.message, /^2 problems in .*\n {2}- unknown option "bad" in app "b"\n {2}- two apps are named "a"/)
+    return true
+  })
 })
 
 test('duplicate app names are rejected', async () => {
@@ -124,50 +158,75 @@ test('interpreter: explicit wins, then the extension, then the executable bit', 
 
 test('defaults match the normalized spec of CONTEXT and validateSpec accepts it', () => {
   const spec = app({ name: 'd' })
-  assert.deepEqual(
-    { ...spec, env: undefined, script: undefined, cwd: undefined },
-    {
-      name: 'd',
-      script: undefined,
-      cwd: undefined,
-      env: undefined,
-      args: [],
-      interpreter: 'node',
-      nodeArgs: [],
-      instances: 1,
-      execMode: 'fork',
-      autorestart: true,
-      maxRestarts: 16,
-      restartWindow: 60000,
-      minUptime: 1000,
-      restartDelay: 0,
-      expBackoffRestartDelay: 100,
-      maxBackoffDelay: 15000,
-      stopExitCodes: [],
-      killTimeout: 5000,
-      killSignal: 'SIGINT',
-      listenTimeout: 8000,
-      waitReady: false,
-      shutdownWithMessage: false,
-      metrics: true,
-      watch: false,
-      ignoreWatch: [],
-      watchDelay: 1000,
-      maxMemoryRestart: null,
-      cronRestart: null,
-      logs: {
-        outFile: null,
-        errorFile: null,
-        logFile: null,
-        perInstance: false,
-        time: false,
-        dateFormat: null,
-        json: false,
-        rotate: { size: 10485760, maxFiles: 10, interval: null, compress: false }
-      }
-    })
+  const expected = {
+    name: 'd',
+    script: undefined,
+    cwd: undefined,
+    env: undefined,
+    args: [],
+    interpreter: 'node',
+    nodeArgs: [],
+    instances: 1,
+    execMode: 'fork',
+    autorestart: true,
+    maxRestarts: 16,
+    restartWindow: 60000,
+    minUptime: 1000,
+    restartDelay: 0,
+    expBackoffRestartDelay: 100,
+    maxBackoffDelay: 15000,
+    stopExitCodes: [],
+    killTimeout: 5000,
+    killSignal: 'SIGINT',
+    listenTimeout: 8000,
+    waitReady: false,
+    shutdownWithMessage: false,
+    metrics: true,
+    watch: false,
+    ignoreWatch: [],
+    watchDelay: 1000,
+    maxMemoryRestart: null,
+    cronRestart: null,
+    namespace: 'default',
+    dependsOn: [],
+    instanceVar: 'NODE_APP_INSTANCE',
+    incrementVar: null,
+    autostart: true,
+    force: false,
+    sourceMapSupport: false,
+    killRetryTime: 100,
+    treekill: true,
+    pidFile: null,
+    uid: null,
+    gid: null,
+    logs: {
+      outFile: null,
+      errorFile: null,
+      logFile: null,
+      perInstance: false,
+      time: false,
+      dateFormat: null,
+      json: false,
+      rotate: { size: 10485760, maxFiles: 10, interval: null, compress: false }
+    }
+  }
+  // the fields above, and every other field of the table (options others add) at its default
+  for (const [key, value] of Object.entries(expected)) if (value !== undefined) assert.deepEqual(spec[key], value, key)
+  for (const option of OPTIONS.filter((o) => o.target && !o.into && !o.pattern && o.key !== 'env' && o.default !== undefined)) {
+    const value = option.target.split('.').reduce((o, k) => o[k], spec)
+    assert.deepEqual(option.key === 'log_type' ? (value ? 'json' : 'raw') : option.key === 'merge_logs' ? !value : value, option.default, option.key)
+  }
   assert.deepEqual(checkSpec(spec), [])
   assert.equal(validateSpec(spec), spec)
+})
+
+test('a spec saved by an earlier xpm (without the newer fields) is completed with the defaults of the table', () => {
+  const spec = app({ name: 'old' })
+  for (const key of ['namespace', 'instanceVar', 'incrementVar', 'autostart', 'force', 'sourceMapSupport', 'killRetryTime', 'treekill', 'pidFile', 'uid', 'gid']) delete spec[key]
+  delete spec.logs.rotate.compress
+  assert.deepEqual(checkSpec(spec), [])
+  assert.equal(validateSpec(spec), spec)
+  assert.deepEqual([spec.namespace, spec.instanceVar, spec.autostart, spec.treekill, spec.killRetryTime, spec.logs.rotate.compress], ['default', 'NODE_APP_INSTANCE', true, true, 100, false])
 })
 
 test('option values reach the spec', () => {

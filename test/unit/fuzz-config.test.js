@@ -45,6 +45,16 @@ const BY_TYPE = {
   env: fc.dictionary(fc.string({ maxLength: 6 }), fc.oneof(fc.string({ unit: 'binary', maxLength: 6 }), fc.integer(), fc.boolean(), fc.constant(null), fc.object({ maxDepth: 1 })), { maxKeys: 4 }),
   logFile: fc.oneof(fc.boolean(), fc.constantFrom('combined.log', '/tmp/xpm-fuzz.log', '')),
   watch: fc.oneof(fc.boolean(), fc.constantFrom('sub', '.', 'a,b'), fc.array(fc.constantFrom('sub', '/tmp', ''), { maxLength: 3 })),
+  logPath: fc.oneof(fc.constantFrom('out.log', '/dev/null', 'NULL', false, '', 'sub'), fc.string({ maxLength: 8 })),
+  envName: fc.oneof(fc.constantFrom('PORT', 'INSTANCE_ID', '1X', 'A-B', ''), fc.string({ maxLength: 6 })),
+  dateFormat: fc.oneof(fc.constantFrom('YYYY-MM-DD HH:mm:ss', false, true, ''), fc.string({ maxLength: 6 })),
+  filterEnv: fc.oneof(fc.boolean(), fc.constantFrom('NODE_', 'A,B', ''), fc.array(fc.string({ maxLength: 4 }), { maxLength: 3 })),
+  userId: fc.oneof(fc.constantFrom('root', 'nobody', 'no-such-user-x', 0, 65534, -1, 2 ** 32), fc.string({ maxLength: 6 })),
+  port: fc.oneof(fc.integer({ min: -1, max: 70000 }), fc.constantFrom('4000', 'x')),
+  object: fc.oneof(fc.constantFrom({}, { ignored: 'tmp' }, { ignored: ['a', 1], usePolling: true }), fc.object({ maxDepth: 1 })),
+  any: junk,
+  probe: fc.oneof(fc.constantFrom('http:/healthz', 'tcp:3000', 'exec:true', { http: '/h', port: 8080 }, { tcp: 0 }, { exec: '' }, 'http:nope'), junk),
+  hooks: fc.oneof(fc.constantFrom('echo hi', ['a', 'b'], { crash: 'x', timeout: '5s' }, { 'crash,errored': ['x'] }, { nope: 'x' }, []), junk),
   cron: fc.oneof(fc.constantFrom('0 3 * * *', '*/5 * * * *', '0 0 30 2 *', '@daily', '* * * * * * *', 'every day', '61 * * * *', '1-2/0 * * * *'),
     fc.array(fc.constantFrom('*', '0', '5', '*/2', '1-3', 'L', '?', '#', 'MON', '99', ','), { minLength: 1, maxLength: 7 }).map((a) => a.join(' ')))
 }

@@ -62,7 +62,7 @@ test('latest merges agent data with OS data; non-Node processes get CPU and memo
   procs.set(11, { ticks: 0, rss: 2e6 })
   metrics.track(0, 10)
   metrics.track(1, 11)
-  const data = { heapUsed: 1e6, heapTotal: 2e6, rss: 5.9e7, elP50: 0.1, elP95: 0.2, elP99: 180, elMax: 200, elu: 0.2 }
+  const data = { heapUsed: 1e6, heapTotal: 2e6, rss: 5.9e7, elP50: 0.1, elP90: 0.15, elP95: 0.2, elP99: 180, elMax: 200, elu: 0.2 }
   assert.equal(metrics.onAgentMessage(0, report(data)), true)
   await metrics.tick()
   assert.deepEqual(metrics.latest(0), { cpu: 0, memory: 6e7, ...data, at: 1e12 })

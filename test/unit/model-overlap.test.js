@@ -96,7 +96,7 @@ test('delete cancels, stops, forgets; a start of the same name meanwhile creates
   assert.equal((await again)[0].action, 'started')
   assert.deepEqual(statuses(sup), ['api[0]:online'])
   assert.equal(fake.live().length, 1)
-  assert.equal(sup.list()[0].id, 1, 'a new app gets a new id')
+  assert.equal(sup.list()[0].id, 0, 'no instance was left: ids start again from 0, as in PM2')
 })
 
 test('scale keeps the other instances and starts new ones only when the app runs', async () => {

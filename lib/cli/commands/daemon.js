@@ -32,3 +32,46 @@ async function kill (ctx) {
 }
 
 module.exports = { ping, kill }
+
+// `xpm report`: what a bug report needs: versions, the home, the daemon, the processes.
+async function report (ctx) {
+  const client = await ctx.connect()
+  const res = await client.request('ping')
+  const { LIST_FIELDS, renderList } = require('../render-list')
+  const rows = await client.request('list', { fields: LIST_FIELDS })
+  const { formatUptime } = require('../../quantity')
+  const counts = {}
+  for (const p of rows) counts[p.status] = (counts[p.status] ?? 0) + 1
+  const lines = [
+    ['xpm (CLI)', require('../../../package.json').version],
+    ['xpm (daemon)', `${res.version}, pid ${res.pid}, up ${formatUptime(res.uptime)}`],
+    ['node', `${process.version} (${process.execPath})`],
+    ['platform', `${process.platform} ${process.arch}`],
+    ['XPM_HOME', homePaths().home],
+    ['apps', `${new Set(rows.map((p) => p.name)).size}, processes ${rows.length}${Object.keys(counts).length ? ` (${Object.entries(counts).map(([s, n]) => `${n} ${s}`).join(', ')})` : ''}`],
+    ['daemon log', homePaths().daemonLog]
+  ]
+  const width = Math.max(...lines.map(([k]) => k.length))
+  process.stdout.write(lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') + '\n')
+  process.stdout.write(renderList(rows))
+}
+
+async function examples () {
+  process.stdout.write(`  xpm start app.js -i max --name api        # one worker per CPU, cluster mode
+  xpm start a.js b.js c.js                  # three apps
+  xpm start ecosystem.config.js --env production
+  cat apps.json | xpm start -               # apps as JSON on standard input
+  xpm startOrReload ecosystem.config.js     # deploy: start what is missing, reload the rest
+  xpm restart api --update-env              # with the shell's environment
+  xpm restart api --node-args="--max-old-space-size=512"
+  xpm reload /^api-/                        # every app whose name matches
+  xpm stop billing                          # an app, an id, a namespace, a script or all
+  xpm logs api --lines 50 --err
+  xpm ls --sort memory:desc
+  xpm jlist --pm2                           # PM2's JSON shape, for monitoring scripts
+  xpm save && xpm startup --install
+`)
+}
+
+module.exports.report = report
+module.exports.examples = examples

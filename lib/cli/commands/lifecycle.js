@@ -1,56 +1,229 @@
 'use strict'
 
 const { XpmError } = require('../../errors')
-const { printJson } = require('../run')
-const { renderList } = require('../render-list')
+const { printJson, say, showList, output } = require('../run')
 
-// stop / restart / delete take an app name, a process id, "all", or an ecosystem file.
-async function run (method, ctx) {
-  const [target, opts] = ctx.args
-  const { resolveTargets } = require('../../config')
-  const resolved = await resolveTargets({ target, cwd: process.cwd(), only: opts.only, envName: opts.env, env: process.env, withSpecs: method === 'restart' })
-  const client = await ctx.connect()
-  const { longRequest, progressPrinter, printStillWorking, StillWorking } = require('../long-request')
-  const onProgress = progressPrinter({ json: opts.json })
-  const names = resolved.kind === 'ecosystem' ? resolved.names : [target]
-  let results
+// stop | restart | reload | delete | startOrRestart | startOrReload | startOrGracefulReload.
+// Targets: app names, process ids, namespaces, scripts, `all`, regular expressions (/^api-/) and
+// ecosystem files, several at once. The daemon resolves them together: every app they name
+// runs its part at the same time, and a target that names nothing fails the command (exit 1)
+// before anything is done.
+
+// Ecosystem files among the targets give their apps (and specs); the others go to the daemon
+// as typed (regexes expanded, paths made absolute: lib/cli/targets.js).
+async function split (targets, opts, { withSpecs }) {
+  const { resolveTargets, isEcosystemFile } = require('../../config')
+  const files = []
+  const others = []
+  for (const t of targets) {
+    if (isEcosystemFile(t)) files.push(await resolveTargets({ target: t, cwd: process.cwd(), only: opts.only, envName: opts.env, env: process.env, withSpecs }))
+    else others.push(t)
+  }
+  // --only and --env need a file: refused before anything is done
+  if (!files.length) await resolveTargets({ target: others[0], only: opts.only, envName: opts.env, withSpecs: false })
+  return { files, others }
+}
+
+const unique = (list) => [...new Set(list)]
+
+// name → whether some instance is wanted up (the app model's `running`).
+async function appStatus (client) {
+  const status = new Map()
+  for (const p of await client.request('list', { fields: ['name', 'status'] })) {
+    status.set(p.name, status.get(p.name) || !['stopped', 'errored'].includes(p.status))
+  }
+  return status
+}
+
+function progress (opts) {
+  const { progressPrinter } = require('../long-request')
+  return progressPrinter({ json: opts.json || output.silent })
+}
+
+// Runs the long requests; false when the CLI stopped waiting (the daemon keeps working).
+async function waitFor (jobs, names) {
+  const { printStillWorking, StillWorking } = require('../long-request')
   try {
-    // every app at once: the daemon runs different apps in parallel
-    results = await Promise.all(names.map((name) => method === 'restart' && (resolved.kind === 'ecosystem' || opts.updateEnv)
-      ? restartWithSpec(client, name, resolved, opts, onProgress)
-      : longRequest(client, method, { target: name }, { onProgress })))
+    return await Promise.all(jobs)
   } catch (err) {
     if (!(err instanceof StillWorking)) throw err
     printStillWorking(names, err)
-    return
-  }
-  const failures = results.flatMap((r) => r.failures || [])
-  if (opts.json) printJson(results)
-  else {
-    const done = { stop: 'stopped', restart: 'restarted', delete: 'deleted' }[method]
-    process.stdout.write(`[xpm] ${done} ${names.join(', ')}\n`)
-    process.stdout.write(renderList(await client.request('list')))
-  }
-  if (failures.length) {
-    throw new XpmError('XPM_ERR_START_FAILED', `${failures.length} process(es) did not come back online: ${failures[0].message}`, { details: failures })
+    return false
   }
 }
 
-// A restart from an ecosystem file (or with --update-env) applies the new spec: -f start.
-async function restartWithSpec (client, name, resolved, opts, onProgress) {
+async function stopOrDelete (method, ctx) {
+  const [targets, opts] = ctx.args
+  const { files, others } = await split(targets, opts, { withSpecs: false })
+  const client = await ctx.connect()
+  const { expandTargets, wire } = require('../targets')
   const { longRequest } = require('../long-request')
-  let spec = resolved.specs?.find((s) => s.name === name)
-  if (!spec) {
-    const [shown] = await client.request('show', { target: name })
-    spec = { ...shown.spec }
+  const names = []
+  if (files.length) {
+    // the apps of a file that the daemon does not manage are skipped, and said so
+    const status = await appStatus(client)
+    const listed = unique(files.flatMap((f) => f.names))
+    const missing = listed.filter((n) => !status.has(n))
+    if (missing.length) say(`[xpm] not managed, nothing to ${method}: ${missing.join(', ')}\n`)
+    names.push(...listed.filter((n) => status.has(n)))
+    if (!names.length && !others.length) {
+      throw new XpmError('XPM_ERR_APP_NOT_FOUND', `None of the apps of ${files.map((f) => f.file).join(', ')} is managed (${listed.join(', ')})`, { details: { target: listed } })
+    }
   }
+  names.push(...await expandTargets(client, others))
+  const target = unique(names)
+  const done = await waitFor([longRequest(client, method, { target: wire(target) }, { onProgress: progress(opts) })], target)
+  if (!done) return
+  const [result] = done
+  if (opts.json) return printJson(result)
+  say(`[xpm] ${method === 'stop' ? 'stopped' : 'deleted'} ${targets.join(', ')} (${result.ids.length} process${result.ids.length === 1 ? '' : 'es'})\n`)
+  await showList(client)
+}
+
+// restart and reload; from an ecosystem file they also start the apps of the file the daemon
+// does not run (PM2's startOrRestart / startOrReload, the usual deploy command).
+async function restartOrReload (method, ctx, { filesOnly = null } = {}) {
+  const [targets, opts] = ctx.args
+  const { isEcosystemFile } = require('../../config')
+  if (filesOnly) {
+    const bad = targets.find((t) => !isEcosystemFile(t))
+    if (bad !== undefined) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `${filesOnly} takes ecosystem files (ecosystem.config.js, *.config.js, *.json), got "${bad}"; use \`xpm ${method} ${bad}\` for an app`)
+  }
+  const { changesOf, applyChanges } = require('../spec-changes')
+  const changes = changesOf(opts)
+  const rename = changes?.name
+  if (changes) delete changes.name
+  const { files, others } = await split(targets, opts, { withSpecs: true })
+  if (rename !== undefined && (files.length || others.length !== 1)) {
+    throw new XpmError('XPM_ERR_BAD_ARGUMENT', '--name renames one app: give its name or id alone (the name of an app in an ecosystem file is its `name`)')
+  }
+  const client = await ctx.connect()
+  const { expandTargets, wire } = require('../targets')
+  const onProgress = progress(opts)
+  const expanded = await expandTargets(client, others)
+  if (rename !== undefined) return renameApp(client, method, expanded, rename, changes, opts, onProgress)
+
+  // Which apps of the files run already: those are restarted or reloaded with the file's spec,
+  // the others started with it.
+  const status = files.length ? await appStatus(client) : null
+  const toStart = []
+  const specs = []
+  const known = []
+  for (const spec of files.flatMap((f) => f.specs)) {
+    const s = changes ? applyChanges(spec, changes) : spec
+    if (!status.has(s.name) || (method === 'reload' && !status.get(s.name))) toStart.push(s)
+    else {
+      specs.push(s)
+      known.push(s.name)
+    }
+  }
+  if (expanded.length && (changes || opts.updateEnv)) {
+    const seen = new Set(known)
+    for (const { spec } of await client.request('show', { target: wire(expanded), fields: ['name', 'spec'] })) {
+      if (seen.has(spec.name)) continue
+      seen.add(spec.name)
+      const s = changes ? applyChanges(spec, changes) : spec
+      specs.push(opts.updateEnv ? { ...s, env: { ...process.env } } : s)
+    }
+  }
+  const target = unique([...known, ...expanded])
+  const { longRequest } = require('../long-request')
+  const jobs = []
+  if (toStart.length) jobs.push(longRequest(client, 'start', { specs: toStart }, { onProgress }))
+  else jobs.push(null)
+  let reloadFailure = null
+  if (target.length && method === 'restart') {
+    jobs.push(longRequest(client, 'restart', { target: wire(target), ...(specs.length ? { specs } : {}) }, { onProgress }))
+  } else if (target.length) {
+    client.on('event', ({ event, data }) => {
+      if (event !== 'reload.step') return
+      if (opts.json) process.stdout.write(JSON.stringify(data) + '\n')
+      else {
+        const line = describeStep(data)
+        if (line) say(line + '\n')
+      }
+    })
+    jobs.push(client.request('reload', { target: wire(target), specs: specs.length ? specs : null }, { timeout: 10 * 60 * 1000 })
+      .catch((err) => { reloadFailure = err; return null }))
+  }
+  const done = await waitFor(jobs, [...toStart.map((s) => s.name), ...target])
+  if (!done) return
+  const [started, changed] = done
+  const failures = []
+  const finished = []
+  for (const r of started || []) {
+    if (r.action !== 'started') say(`[xpm] ${r.name}: ${r.action}\n`)
+    failures.push(...(r.failures || []).map((f) => ({ ...f, name: r.name })))
+    finished.push(...(r.finished || []))
+  }
+  if (method === 'restart' && changed) {
+    failures.push(...changed.failures)
+    finished.push(...(changed.finished || []))
+  }
+  if (opts.json && method === 'restart') printJson({ started: started || [], restarted: changed })
+  if (!opts.json) {
+    if (toStart.length) say(`[xpm] started ${toStart.map((s) => s.name).join(', ')}\n`)
+    if (target.length && method === 'restart') say(`[xpm] restarted ${(files.length ? target : targets).join(', ')}\n`)
+    if (finished.length) say(`[xpm] finished with exit code 0: id ${finished.join(', ')}\n`)
+    await showList(client)
+  }
+  if (reloadFailure) throw reloadFailure
+  if (failures.length) throw startFailed(failures)
+}
+
+// `restart <app> --name <new>` (and reload, which cannot keep processes under the old name).
+async function renameApp (client, method, expanded, newName, changes, opts, onProgress) {
+  const { wire } = require('../targets')
+  const { applyChanges } = require('../spec-changes')
+  const { longRequest } = require('../long-request')
+  const shown = await client.request('show', { target: wire(expanded), fields: ['name', 'spec'] })
+  const apps = unique(shown.map((p) => p.name))
+  if (apps.length !== 1) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--name renames one app; ${expanded.join(', ')} names ${apps.length} (${apps.join(', ')})`)
+  let spec = { ...applyChanges(shown[0].spec, changes || {}), name: newName }
   if (opts.updateEnv) spec = { ...spec, env: { ...process.env } }
-  const [result] = await longRequest(client, 'start', { specs: [spec], force: true }, { onProgress })
-  return result
+  if (method === 'reload') say('[xpm] renaming restarts the app: its processes cannot keep serving under the old name\n')
+  const done = await waitFor([longRequest(client, 'restart', { target: wire(expanded), specs: [spec], rename: newName }, { onProgress })], expanded)
+  if (!done) return
+  const [result] = done
+  if (opts.json) printJson(result)
+  else {
+    say(`[xpm] renamed ${result.renamedFrom} to ${result.name} and restarted it (ids ${result.ids.join(', ')})\n`)
+    await showList(client)
+  }
+  if (result.failures.length) throw startFailed(result.failures.map((f) => ({ ...f, name: result.name })))
+}
+
+function startFailed (failures) {
+  const first = failures[0]
+  if (first.stderr?.length) process.stderr.write(`[xpm] last lines of ${first.name ?? ''}[${first.instance}] on stderr:\n${first.stderr.map((l) => '  ' + l).join('\n')}\n`)
+  return new XpmError(first.code === 'XPM_ERR_CANCELLED' ? 'XPM_ERR_CANCELLED' : 'XPM_ERR_START_FAILED',
+    `${failures.length} process(es) did not come back online: ${first.message}`, { details: failures })
+}
+
+function describeStep (s) {
+  const who = s.instance === undefined ? s.app : `${s.app}[${s.instance}]`
+  switch (s.type) {
+    case 'begin': return `[xpm] reloading ${s.app} (${s.instances.length} instance${s.instances.length === 1 ? '' : 's'}, ${s.mode} mode)`
+    case 'fork': return `[xpm] ${who}: new worker pid ${s.newPid} starting (old pid ${s.oldPid} keeps serving)`
+    case 'ready': return `[xpm] ${who}: new pid ${s.newPid} ready`
+    case 'stopped': return `[xpm] ${who}: old pid ${s.oldPid} stopped`
+    case 'skip': return `[xpm] ${who}: ${s.reason}`
+    case 'restart': return `[xpm] ${who}: ${s.reason}`
+    case 'restarted': return `[xpm] ${who}: restarted, pid ${s.pid}`
+    case 'failed': return `[xpm] ${who}: FAILED – ${s.reason}`
+    case 'end': return s.ok ? `[xpm] ${s.app}: reload done` : `[xpm] ${s.app}: reload stopped; the old workers keep serving`
+    default: return null
+  }
 }
 
 module.exports = {
-  stop: (ctx) => run('stop', ctx),
-  restart: (ctx) => run('restart', ctx),
-  delete: (ctx) => run('delete', ctx)
+  stop: (ctx) => stopOrDelete('stop', ctx),
+  delete: (ctx) => stopOrDelete('delete', ctx),
+  restart: (ctx) => restartOrReload('restart', ctx),
+  reload: (ctx) => restartOrReload('reload', ctx),
+  startOrRestart: (ctx) => restartOrReload('restart', ctx, { filesOnly: 'startOrRestart' }),
+  startOrReload: (ctx) => restartOrReload('reload', ctx, { filesOnly: 'startOrReload' }),
+  startOrGracefulReload: (ctx) => restartOrReload('reload', ctx, { filesOnly: 'startOrGracefulReload' }),
+  describeStep,
+  startFailed
 }

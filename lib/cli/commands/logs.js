@@ -1,13 +1,22 @@
 'use strict'
 
-// `xpm logs`: the last N lines (counted as lines), then the live stream, from one request so
-// there is no gap and no duplicate between the two.
+const { output, say } = require('../run')
+
+// `xpm logs`: the last N lines of each log file (out, then error, per app, as PM2 prints them),
+// then the live stream, from one request so there is no gap and no duplicate between the two.
 async function logs (ctx) {
-  const [target, opts] = ctx.args
+  const [targets = [], opts] = ctx.args
   const client = await ctx.connect()
-  const { formatLine } = require('../../logs/format-line')
+  const { formatLine, shouldColor } = require('../../logs/format-line')
+  const { expandTargets, wire } = require('../targets')
+  const target = targets.length ? wire(await expandTargets(client, targets)) : 'all'
   const streams = opts.out && !opts.err ? ['out'] : opts.err && !opts.out ? ['err'] : ['out', 'err']
-  const print = (line) => process.stdout.write(formatLine(line, { raw: opts.raw, json: opts.json, color: process.stdout.isTTY }) + '\n')
+  const color = output.color === false ? false : shouldColor(process.stdout)
+  const timestamp = opts.timestamp ? require('../../logs/date-format').compileDateFormat(opts.timestamp === true ? 'YYYY-MM-DD-HH:mm:ss' : opts.timestamp) : null
+  const style = { raw: opts.raw, json: opts.json, color, timestamp, format: opts.format, highlight: typeof opts.highlight === 'string' ? opts.highlight : null }
+  const print = (line) => process.stdout.write(formatLine(line, style) + '\n')
+  // a heading per file on a terminal (pipes and --raw/--json get the lines alone)
+  const headings = process.stdout.isTTY && opts.lines > 0 && !opts.raw && !opts.json && !opts.format
   const follow = !opts.nostream
   const buffered = []
   let historyDone = false
@@ -15,8 +24,13 @@ async function logs (ctx) {
     if (event === 'log') historyDone ? print(data) : buffered.push(data)
     if (event === 'dropped') process.stderr.write(`[xpm] ${data.count} line(s) skipped: this terminal could not keep up\n`)
   })
-  const { lines } = await client.request('logs', { target: target ?? 'all', lines: opts.lines, streams, follow }, { timeout: 30000 })
-  for (const line of lines) print(line)
+  const { lines, files } = await client.request('logs', { target, lines: opts.lines, streams, follow, perFile: true }, { timeout: 30000 })
+  let at = 0
+  for (const file of files) {
+    if (headings) say(`${color ? '\x1b[2m' : ''}[xpm] ${file.file}, last ${file.lines} line${file.lines === 1 ? '' : 's'}:${color ? '\x1b[0m' : ''}\n`)
+    for (const line of lines.slice(at, at + file.lines)) print(line)
+    at += file.lines
+  }
   historyDone = true
   for (const line of buffered) print(line)
   if (!follow) return
@@ -32,16 +46,18 @@ async function logs (ctx) {
 }
 
 async function flush (ctx) {
-  const [target] = ctx.args
+  const [targets = []] = ctx.args
   const client = await ctx.connect()
-  await client.request('flush', { target: target ?? 'all' })
-  process.stdout.write(`[xpm] flushed the logs of ${target ?? 'all apps'}\n`)
+  const { expandTargets, wire } = require('../targets')
+  const target = targets.length ? wire(await expandTargets(client, targets)) : 'all'
+  await client.request('flush', { target })
+  say(`[xpm] flushed the logs of ${targets.length ? targets.join(', ') : 'all apps'}\n`)
 }
 
 async function reloadLogs (ctx) {
   const client = await ctx.connect()
   await client.request('reloadLogs')
-  process.stdout.write('[xpm] log files reopened\n')
+  say('[xpm] log files reopened\n')
 }
 
 module.exports = { logs, flush, reloadLogs }

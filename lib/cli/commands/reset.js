@@ -1,16 +1,16 @@
 'use strict'
 
-const { printJson } = require('../run')
-const { renderList } = require('../render-list')
+const { printJson, say, showList } = require('../run')
 
-// `xpm reset <name|id|all>`: restart counters and crash history start again from zero.
+// `xpm reset <targets...>`: restart counters and crash history start again from zero.
 async function reset (ctx) {
-  const [target, opts] = ctx.args
+  const [targets, opts] = ctx.args
   const client = await ctx.connect()
-  const result = await client.request('reset', { target })
+  const { expandTargets, wire } = require('../targets')
+  const result = await client.request('reset', { target: wire(await expandTargets(client, targets)) })
   if (opts.json) return printJson(result)
-  process.stdout.write(`[xpm] reset the restart counters of ${target} (${result.ids.length} process${result.ids.length === 1 ? '' : 'es'})\n`)
-  process.stdout.write(renderList(await client.request('list')))
+  say(`[xpm] reset the restart counters of ${targets.join(', ')} (${result.ids.length} process${result.ids.length === 1 ? '' : 'es'})\n`)
+  await showList(client)
 }
 
 module.exports = { reset }

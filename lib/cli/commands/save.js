@@ -1,13 +1,31 @@
 'use strict'
 
-// `xpm save`: the daemon writes its app list to XPM_HOME/dump.json (atomically, keeping the
-// previous save as dump.json.bak). An empty list never replaces a non-empty one without --force.
+const { say, printJson } = require('../run')
+
+// `xpm save` (`dump`): the daemon writes its app list to XPM_HOME/dump.json (atomically,
+// keeping the previous save as dump.json.bak). An empty list never replaces a non-empty one
+// without --force.
 async function save (ctx) {
   const [opts] = ctx.args
   const client = await ctx.connect()
   const res = await client.request('save', { force: opts.force === true }, { timeout: 30000 })
-  if (opts.json) return require('../run').printJson(res)
-  process.stdout.write(`[xpm] saved ${res.apps} app(s), ${res.instances} process(es) to ${res.file}\n`)
+  if (opts.json) return printJson(res)
+  say(`[xpm] saved ${res.apps} app(s), ${res.instances} process(es) to ${res.file}\n`)
 }
 
-module.exports = { save }
+// `xpm cleardump`: an empty save, so `xpm resurrect` and a boot bring back nothing (the save
+// before stays in dump.json.bak). Written by the CLI; no daemon needed.
+async function cleardump (ctx) {
+  const [opts = {}] = ctx.args
+  const { homePaths } = require('../../paths')
+  const { ensureSafeHome } = require('../../safe-fs')
+  const { writeFileAtomic } = require('../../state/atomic-write')
+  const { serializeState } = require('../../state/state-format')
+  const paths = homePaths()
+  ensureSafeHome(paths.home)
+  await writeFileAtomic(paths.dumpFile, serializeState({ apps: [], cleanShutdown: true }), { backup: true })
+  if (opts.json) return printJson({ file: paths.dumpFile, apps: 0 })
+  say(`[xpm] emptied ${paths.dumpFile} (the previous save is in ${paths.dumpFile}.bak)\n`)
+}
+
+module.exports = { save, cleardump }

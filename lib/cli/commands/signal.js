@@ -1,20 +1,22 @@
 'use strict'
 
-const { printJson } = require('../run')
+const { printJson, say } = require('../run')
 const { XpmError } = require('../../errors')
 
-// `xpm sendSignal <signal> <name|id|all>`: the signal name is checked here, before any daemon
-// is started, with the rule of the kill_signal option (the daemon checks it again).
+// `xpm sendSignal <signal> <target>`: the signal name is checked here, before any daemon is
+// started, with the rule of the kill_signal option (the daemon checks it again). Exit 1 when no
+// running process got it.
 async function sendSignal (ctx) {
   const [signal, target, opts] = ctx.args
   const { TYPES, INVALID } = require('../../config/types')
   const name = TYPES.signal.parse(signal)
   if (name === INVALID) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected a signal name such as SIGUSR2 or SIGTERM, got "${signal}"`)
   const client = await ctx.connect()
-  const result = await client.request('sendSignal', { signal: name, target })
+  const { expandTargets, wire } = require('../targets')
+  const result = await client.request('sendSignal', { signal: name, target: wire(await expandTargets(client, [target])) })
   if (opts.json) printJson(result)
   else {
-    for (const s of result.sent) process.stdout.write(`[xpm] sent ${result.signal} to ${s.name}[${s.instance}] (id ${s.id}, pid ${s.pid})\n`)
+    for (const s of result.sent) say(`[xpm] sent ${result.signal} to ${s.name}[${s.instance}] (id ${s.id}, pid ${s.pid})\n`)
     for (const s of result.skipped) process.stderr.write(`xpm: ${s.name}[${s.instance}] (id ${s.id}) is ${s.status}: no signal sent\n`)
   }
   if (!result.sent.length) {

@@ -1,57 +1,118 @@
 'use strict'
 
+const fs = require('node:fs')
+const path = require('node:path')
 const { XpmError } = require('../../errors')
-const { printJson } = require('../run')
-const { renderList } = require('../render-list')
+const { printJson, say, showList, output } = require('../run')
 
+// `xpm start <targets...> [options] [-- args]`: scripts, ecosystem files, `-` (apps as JSON on
+// standard input), and apps the daemon knows (name, id, namespace, regex), several at once: each
+// script is an app of its own, as in PM2. Without a target: ecosystem.config.js of this folder.
 async function start (ctx) {
-  const [target, opts, command] = ctx.args
+  const [given = [], opts, command] = ctx.args
+  const scriptArgs = command.scriptArgs ?? []
+  const targets = given.length ? given : [defaultEcosystem()]
   const { resolveStart } = require('../../config')
-  const resolved = await resolveStart({
-    target,
-    flags: opts,
-    scriptArgs: command.args.slice(1),
-    cwd: process.cwd(),
-    env: process.env,
-    only: opts.only,
-    envName: opts.env
-  })
+  const specs = []
+  const names = []
+  let scripts = 0
+  for (const target of targets) {
+    if (target === '-') {
+      specs.push(...await fromStdin(opts, scriptArgs))
+      continue
+    }
+    const { regexOf } = require('../targets')
+    if (regexOf(target)) {
+      names.push(target)
+      continue
+    }
+    const resolved = await resolveStart({ target, flags: opts, scriptArgs, cwd: process.cwd(), env: process.env, only: opts.only, envName: opts.env })
+    // PM2 keys xpm accepts without acting on them, once each (stderr: --json output stays JSON)
+    if (!output.silent) for (const line of resolved.notices ?? []) process.stderr.write(`[xpm] notice: ${line}\n`)
+    if (resolved.kind === 'name') names.push(target)
+    else specs.push(...resolved.specs)
+    if (resolved.kind === 'script') scripts++
+  }
+  if (opts.name !== undefined && scripts > 1) {
+    throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--name names one app; ${scripts} scripts were given (start them one by one to name each)`)
+  }
+  const { checkDuplicates } = require('../../config/validate')
+  checkDuplicates(specs, 'this command')
+
   const client = await ctx.connect()
   const { longRequest, progressPrinter, printStillWorking, StillWorking } = require('../long-request')
-  const onProgress = progressPrinter({ json: opts.json })
-  let failures = []
+  const { expandTargets, wire } = require('../targets')
+  const onProgress = progressPrinter({ json: opts.json || output.silent })
+  const failures = []
+  const finished = []
   try {
-    if (resolved.kind === 'name') {
-      const result = await longRequest(client, 'startTarget', { target }, { onProgress })
-      failures = result.failures
-    } else {
-      const results = await longRequest(client, 'start', { specs: resolved.specs, force: opts.force === true }, { onProgress })
-      failures = reportStarted(results, opts)
+    const jobs = []
+    if (names.length) {
+      const target = wire(await expandTargets(client, names))
+      jobs.push(longRequest(client, 'startTarget', { target }, { onProgress }).then((r) => {
+        failures.push(...r.failures.map((f) => ({ ...f, name: f.name ?? names.join(', ') })))
+        finished.push(...(r.finished || []))
+      }))
     }
+    if (specs.length) {
+      jobs.push(longRequest(client, 'start', { specs, force: opts.force === true }, { onProgress }).then((results) => {
+        for (const r of results) {
+          if (!opts.json && r.action !== 'started') say(`[xpm] ${r.name}: ${r.action}${r.action === 'already running' ? ' (nothing started; use `xpm restart` or `xpm reload` to apply changes, or -f to replace it)' : ''}\n`)
+          failures.push(...(r.failures || []).map((f) => ({ ...f, name: r.name })))
+          finished.push(...(r.finished || []))
+        }
+      }))
+    }
+    await Promise.all(jobs)
   } catch (err) {
     if (!(err instanceof StillWorking)) throw err
-    printStillWorking(resolved.kind === 'name' ? [target] : resolved.specs.map((s) => s.name), err)
+    printStillWorking([...names, ...specs.map((s) => s.name)], err)
     return
   }
-  const list = await client.request('list')
-  if (opts.json) printJson(list)
-  else process.stdout.write(renderList(list))
+  if (opts.json) printJson(await client.request('list'))
+  else {
+    if (finished.length) say(`[xpm] finished with exit code 0 before it was ready (autorestart off): id ${finished.join(', ')}\n`)
+    await showList(client)
+  }
   if (failures.length) {
     const first = failures[0]
-    if (first.stderr?.length) process.stderr.write(`[xpm] last lines of ${first.name ?? target}[${first.instance}] on stderr:\n${first.stderr.map((l) => '  ' + l).join('\n')}\n`)
+    if (first.stderr?.length) process.stderr.write(`[xpm] last lines of ${first.name}[${first.instance}] on stderr:\n${first.stderr.map((l) => '  ' + l).join('\n')}\n`)
     throw new XpmError(first.code === 'XPM_ERR_CANCELLED' ? 'XPM_ERR_CANCELLED' : 'XPM_ERR_START_FAILED',
-      `${failures.length} process(es) did not reach online: ${first.message}${first.code === 'XPM_ERR_CANCELLED' ? '' : `; see \`xpm logs ${first.name ?? target}\``}`,
+      `${failures.length} process(es) did not reach online: ${first.message}${first.code === 'XPM_ERR_CANCELLED' ? '' : `; see \`xpm logs ${first.name}\``}`,
       { details: failures })
   }
 }
 
-function reportStarted (results, opts) {
-  const failures = []
-  for (const r of results) {
-    if (!opts.json && r.action !== 'started') process.stdout.write(`[xpm] ${r.name}: ${r.action}${r.action === 'already running' ? ' (nothing started; use `xpm restart` or `xpm reload` to apply changes, or -f to replace it)' : ''}\n`)
-    failures.push(...(r.failures || []).map((f) => ({ ...f, name: r.name })))
+// PM2's `pm2 start` without a target: the ecosystem file of the current folder.
+function defaultEcosystem () {
+  for (const name of ['ecosystem.config.js', 'ecosystem.config.cjs', 'ecosystem.config.mjs', 'ecosystem.json']) {
+    if (fs.existsSync(path.join(process.cwd(), name))) return name
   }
-  return failures
+  throw new XpmError('XPM_ERR_BAD_ARGUMENT', 'Nothing to start: give a script, an ecosystem file or an app, or run it in a folder with an ecosystem.config.js (`xpm init` writes one)')
+}
+
+// `xpm start -`: { apps: [...] }, an array of apps or one app, as JSON on standard input
+// (`cat apps.json | xpm start -`). Paths are relative to the current folder.
+async function fromStdin (opts, scriptArgs) {
+  if (process.stdin.isTTY) throw new XpmError('XPM_ERR_BAD_ARGUMENT', '`xpm start -` reads apps as JSON from standard input; pipe them in (cat apps.json | xpm start -)')
+  let text = ''
+  process.stdin.setEncoding('utf8')
+  for await (const chunk of process.stdin) {
+    text += chunk
+    if (text.length > 8 * 1024 * 1024) throw new XpmError('XPM_ERR_CONFIG_LOAD', 'the apps on standard input are larger than 8 MiB')
+  }
+  let value
+  try {
+    value = JSON.parse(text)
+  } catch (err) {
+    throw new XpmError('XPM_ERR_CONFIG_LOAD', `the apps on standard input are not valid JSON: ${err.message}`, { cause: err })
+  }
+  const apps = Array.isArray(value) ? value : value && typeof value === 'object' && value.apps !== undefined ? [].concat(value.apps) : [value]
+  if (!apps.length) throw new XpmError('XPM_ERR_CONFIG_LOAD', 'no apps on standard input')
+  const { normalizeApp } = require('../../config')
+  const { parseFlags } = require('../../config/validate')
+  const overrides = parseFlags(opts, { cwd: process.cwd() })
+  return apps.map((raw, i) => normalizeApp(raw, { baseDir: process.cwd(), env: process.env, envName: opts.env, overrides, scriptArgs, label: typeof raw?.name === 'string' ? raw.name : `#${i + 1} on standard input` }))
 }
 
 module.exports = { start }

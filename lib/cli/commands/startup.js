@@ -16,7 +16,8 @@ const DAEMON_ENTRY = path.join(__dirname, '..', '..', '..', 'daemon', 'index.js'
 //   Type=simple, no PIDFile: systemd watches the daemon process itself.
 //   KillMode=mixed: `systemctl stop` sends SIGTERM to the daemon only, which stops every app
 //   gracefully (cluster disconnect, kill_timeout) before systemd SIGKILLs what is left.
-function renderUnit ({ user, home, xpmHome, node = process.execPath, entry = DAEMON_ENTRY, userUnit = false, stopTimeoutSec = 60 }) {
+// metrics: XPM_METRICS as `xpm startup` found it (the daemon's Prometheus endpoint, docs/metrics.md).
+function renderUnit ({ user, home, xpmHome, node = process.execPath, entry = DAEMON_ENTRY, userUnit = false, stopTimeoutSec = 60, metrics = null }) {
   const pathDirs = [...new Set([path.dirname(node), '/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'])]
   const lines = [
     '[Unit]',
@@ -31,6 +32,7 @@ function renderUnit ({ user, home, xpmHome, node = process.execPath, entry = DAE
     `WorkingDirectory=${escapeValue(home)}`,
     `Environment=${quote('XPM_HOME=' + xpmHome)}`,
     `Environment=${quote('PATH=' + pathDirs.join(':'))}`,
+    ...(metrics ? [`Environment=${quote('XPM_METRICS=' + metrics)}`] : []),
     `ExecStart=${[node, entry, '--foreground', '--resurrect'].map(quote).join(' ')}`,
     'Restart=always',
     'RestartSec=2',
@@ -75,7 +77,7 @@ function stopTimeoutFor (dumpFile) {
 function context (opts) {
   const info = os.userInfo()
   const paths = homePaths()
-  return { user: info.username, home: os.homedir(), xpmHome: paths.home, userUnit: opts.user === true, stopTimeoutSec: stopTimeoutFor(paths.dumpFile) }
+  return { user: info.username, home: os.homedir(), xpmHome: paths.home, userUnit: opts.user === true, stopTimeoutSec: stopTimeoutFor(paths.dumpFile), metrics: process.env.XPM_METRICS || null }
 }
 
 async function startup (ctx, { run = runSystemctl } = {}) {

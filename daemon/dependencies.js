@@ -1,0 +1,181 @@
+'use strict'
+
+const { XpmError } = require('../lib/errors')
+const { STATUS } = require('./process-state')
+const { isReady } = require('./readiness')
+const { findCycle } = require('../lib/config/dependencies')
+
+// depends_on in the daemon: an app starts only once the apps it depends on are ready, or, for a
+// one-shot job (autorestart: false), have exited 0; stops go the other way, dependents first.
+// The config model refuses cycles and unknown names (lib/config/dependencies.js); a start request
+// with a cycle from a hand-written client is refused (refuseCycles), and the stop order breaks one.
+
+const isJob = (spec) => spec.autorestart === false
+const ended = (i) => i.status === STATUS.STOPPED || i.status === STATUS.ERRORED
+const exitedZero = (i) => i.status === STATUS.STOPPED && i.lastExit?.code === 0 && !i.lastExit.signal
+
+// The verdict on one dependency right now: 'ready', null (not yet: keep waiting) or the reason it
+// will not be (a job that failed, an app stopped, errored or deleted).
+function verdict (app) {
+  if (!app || app.deleted) return 'it is not managed (deleted meanwhile?)'
+  const instances = app.instances
+  if (!instances.length) return 'it has no instances'
+  if (isJob(app.spec)) {
+    if (!instances.every(ended)) return null
+    const failed = instances.find((i) => !exitedZero(i))
+    if (!failed) return 'ready'
+    const e = failed.lastExit
+    return `the job ${failed.status === STATUS.ERRORED ? 'errored' : `exited with ${e?.signal ? `signal ${e.signal}` : `code ${e?.code ?? '?'}`}`}`
+  }
+  if (instances.every(isReady)) return 'ready'
+  const down = instances.find((i) => i.status === STATUS.ERRORED || i.status === STATUS.STOPPED)
+  if (down) return `it is ${down.status}`
+  return null // launching, waiting restart, stopping on its way back (a restart): not yet
+}
+
+// Resolves once every dependency of `spec` is ready; rejects with XPM_ERR_DEPENDENCY_FAILED when
+// one will not be, or with the signal's reason when the dependent's start is cancelled.
+// starts: name → the promise of that app's start in the same request (awaited first: a dependency
+// started alongside is judged once its own start has done what it could).
+async function waitForDependencies (supervisor, spec, starts, signal) {
+  const names = spec.dependsOn || []
+  await Promise.all(names.map(async (name) => {
+    if (name === spec.name) return
+    const started = starts?.get(name)
+    if (started) await abortable(started, signal)
+    if (!supervisor.apps.has(name)) {
+      throw failed(spec.name, name, `xpm does not manage an app named "${name}"; start it first or with ${spec.name}`)
+    }
+    await untilSettled(supervisor, name, signal, spec.name)
+  }))
+}
+
+function untilSettled (supervisor, name, signal, dependent) {
+  return new Promise((resolve, reject) => {
+    let idling = false
+    const check = () => {
+      const app = supervisor.apps.get(name)
+      const v = verdict(app)
+      if (v === null) return
+      // an operation of the dependency under way (a restart passes through stopped): judged
+      // once it is done
+      if (v !== 'ready' && app?.lane.busy && !app.deleted) {
+        if (!idling) {
+          idling = true
+          app.lane.idle().then(() => { idling = false; if (!settled) check() })
+        }
+        return
+      }
+      settled = true
+      cleanup()
+      if (v === 'ready') resolve()
+      else reject(failed(dependent, name, v))
+    }
+    let settled = false
+    const onAbort = () => { settled = true; cleanup(); reject(signal.reason) }
+    const cleanup = () => {
+      unwatch(supervisor, check)
+      signal?.removeEventListener('abort', onAbort)
+    }
+    if (signal?.aborted) return reject(signal.reason)
+    watch(supervisor, check)
+    signal?.addEventListener('abort', onAbort, { once: true })
+    check()
+  })
+}
+
+// One 'change' listener per supervisor for every start waiting on a dependency, however many.
+const waiting = new WeakMap() // supervisor → { checks: Set, listener }
+
+function watch (supervisor, check) {
+  let entry = waiting.get(supervisor)
+  if (!entry) {
+    entry = { checks: new Set(), listener: () => { for (const c of [...entry.checks]) c() } }
+    waiting.set(supervisor, entry)
+    supervisor.on('change', entry.listener)
+  }
+  entry.checks.add(check)
+}
+
+function unwatch (supervisor, check) {
+  const entry = waiting.get(supervisor)
+  if (!entry) return
+  entry.checks.delete(check)
+  if (entry.checks.size) return
+  supervisor.off('change', entry.listener)
+  waiting.delete(supervisor)
+}
+
+// A start request whose apps depend on each other in a circle would wait forever: refused (the
+// CLI's config check refuses it first; this is for a hand-written client).
+function refuseCycles (specs) {
+  const cycle = findCycle(specs)
+  if (cycle) {
+    throw new XpmError('XPM_ERR_CONFIG_INVALID', `depends_on goes round in a circle: ${cycle.join(' → ')}`, { details: { cycle } })
+  }
+}
+
+function failed (dependent, name, why) {
+  return new XpmError('XPM_ERR_DEPENDENCY_FAILED', `${dependent} was not started: it depends on ${name}, and ${why}`,
+    { details: { app: dependent, dependency: name, reason: why } })
+}
+
+function abortable (promise, signal) {
+  if (!signal) return promise
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then((v) => { signal.removeEventListener('abort', onAbort); resolve(v) },
+      (err) => { signal.removeEventListener('abort', onAbort); reject(err) })
+  })
+}
+
+// Calls fn(app, after) for every app of `apps` (an iterable), all in this tick, dependents first:
+// `after` is null, or a promise that settles once fn's work for the apps of the same set that
+// depend on this one is done. The caller queues its operation at once (so later commands queue
+// behind it, and earlier ones are cancelled as the overlap rules say) and waits for `after`
+// inside it: a stop of several apps stops dependents before what they depend on, unrelated
+// apps at once. A cycle (not from a checked config) is broken, never waited on. Resolves with
+// fn's results in the order of `apps`.
+function inReverseDependencyOrder (apps, fn) {
+  const list = [...apps]
+  const byName = new Map(list.map((a) => [a.name, a]))
+  const dependents = new Map(list.map((a) => [a.name, []]))
+  for (const app of list) {
+    for (const dep of app.spec.dependsOn || []) if (byName.has(dep) && dep !== app.name) dependents.get(dep).push(app)
+  }
+  const runs = new Map()
+  const visiting = new Set()
+  const runOf = (app) => {
+    if (runs.has(app.name)) return runs.get(app.name)
+    if (visiting.has(app.name)) return null // a cycle: do not wait on it
+    visiting.add(app.name)
+    const before = dependents.get(app.name).map(runOf).filter(Boolean)
+    visiting.delete(app.name)
+    const run = Promise.resolve(fn(app, before.length ? Promise.allSettled(before) : null))
+    runs.set(app.name, run)
+    return run
+  }
+  return Promise.all(list.map(runOf))
+}
+
+// How many apps deep the longest depends_on chain among `specs` is (1: no dependencies): a start
+// takes about that many listen_timeouts at worst, which the CLI's deadline allows for.
+function chainDepth (specs) {
+  const byName = new Map(specs.map((s) => [s.name, s]))
+  const depth = new Map()
+  const visiting = new Set()
+  const of = (spec) => {
+    if (depth.has(spec.name)) return depth.get(spec.name)
+    if (visiting.has(spec.name)) return 1
+    visiting.add(spec.name)
+    const d = 1 + Math.max(0, ...(spec.dependsOn || []).map((n) => byName.get(n)).filter(Boolean).map(of))
+    visiting.delete(spec.name)
+    depth.set(spec.name, d)
+    return d
+  }
+  return Math.max(1, ...specs.map(of))
+}
+
+module.exports = { waitForDependencies, inReverseDependencyOrder, chainDepth, verdict, refuseCycles }

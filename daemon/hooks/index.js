@@ -1,0 +1,134 @@
+'use strict'
+
+const os = require('node:os')
+const { STATUS } = require('../process-state')
+const { classify } = require('../journal/causes')
+const { runCommand, createLimiter } = require('./run-command')
+
+// on_event hooks (docs/health.md#hooks-on_event): commands the daemon runs when a process of the app
+//   crash          exits on its own (or is stopped for not being ready in time) and is not done
+//   errored        turns errored (the crash-loop accounting, or a policy, gave up on it)
+//   restart        is restarted by a policy: watch, memory, cron, liveness, watchdog, heap
+//   reload_failed  a reload's replacement was rolled back
+// Each command runs in the app's cwd and environment, through /bin/sh, with the event as JSON on
+// its stdin and in XPM_EVENT_* variables. Bounded: at most CONCURRENCY hooks run at once over all
+// apps, at most QUEUE wait (the others are dropped, and the daemon log says so), each is killed
+// (its whole process group) after the app's on_event timeout (10 s by default). A hook never
+// delays the daemon or the app; its failure (exit code, timeout, could not run) is logged with
+// the start of what it printed.
+const CONCURRENCY = 4
+const QUEUE = 64
+const POLICY_KINDS = new Set(['watch', 'memory', 'cron', 'liveness', 'watchdog', 'heap'])
+
+function createHooks ({ supervisor, logger = null, run = runCommand, limiter = createLimiter(CONCURRENCY, { queueLimit: QUEUE }), clock = Date.now, hostname = os.hostname() }) {
+  let closed = false
+  const running = new Set()
+
+  function appOf (name) {
+    return supervisor.apps.get(name) ?? null
+  }
+
+  function fire (name, event, data) {
+    if (closed) return
+    const app = appOf(name)
+    const hooks = app?.spec.onEvent
+    if (!hooks) return
+    const commands = hooks.commands.filter((c) => c.events.includes(event))
+    if (!commands.length) return
+    const payload = { event, app: name, ...data, time: new Date(clock()).toISOString(), host: hostname }
+    const env = {
+      ...app.spec.env,
+      XPM_EVENT: event,
+      XPM_EVENT_APP: name,
+      XPM_EVENT_ID: String(data.id ?? ''),
+      XPM_EVENT_INSTANCE: String(data.instance ?? ''),
+      XPM_EVENT_PID: String(data.pid ?? ''),
+      XPM_EVENT_CODE: data.code === null || data.code === undefined ? '' : String(data.code),
+      XPM_EVENT_SIGNAL: data.signal ?? '',
+      XPM_EVENT_CAUSE: data.cause ?? '',
+      XPM_EVENT_REASON: data.reason ?? '',
+      XPM_EVENT_TIME: payload.time
+    }
+    const input = JSON.stringify(payload) + '\n'
+    for (const { command } of commands) {
+      const job = limiter.run(() => run({ command, cwd: app.spec.cwd, env, input, timeoutMs: hooks.timeout }), {
+        onFull: () => ({ dropped: true })
+      }).then((r) => report(name, event, command, r), (err) => report(name, event, command, { ok: false, error: err.message }))
+      running.add(job)
+      job.finally(() => running.delete(job))
+    }
+  }
+
+  function report (name, event, command, r) {
+    const shown = command.length > 80 ? command.slice(0, 77) + '...' : command
+    if (r.dropped) {
+      logger?.warn({ event: 'hook', app: name, hook: event, command }, `${name}: on_event ${event} hook "${shown}" dropped: ${QUEUE} hooks already waiting`)
+      return
+    }
+    if (r.ok) {
+      logger?.info({ event: 'hook', app: name, hook: event, command, ms: r.ms }, `${name}: on_event ${event} hook "${shown}" ran (${r.ms} ms)`)
+      return
+    }
+    const why = r.timedOut ? 'timed out and was killed' : r.error ? `could not run (${r.error})` : r.signal ? `was killed by ${r.signal}` : `exited with code ${r.code}`
+    const output = (r.stderr || r.stdout || '').trim().split('\n').slice(0, 3).join(' | ').slice(0, 300)
+    logger?.warn({ event: 'hook', app: name, hook: event, command, code: r.code ?? null, signal: r.signal ?? null, timedOut: Boolean(r.timedOut), output }, `${name}: on_event ${event} hook "${shown}" ${why}${output ? `: ${output}` : ''}`)
+  }
+
+  function onExit (e) {
+    if (e.role !== 'current' || e.next === null || e.next === 'stopped') return
+    if (e.stopCause && e.stopCause !== 'not ready in time') return
+    const inst = appOf(e.name)?.instances.find((i) => i.id === e.id)
+    fire(e.name, 'crash', {
+      id: e.id,
+      instance: e.instance,
+      pid: e.pid,
+      code: e.code,
+      signal: e.signal,
+      cause: e.notReady ? 'not ready in time' : e.signal ? `crash (signal ${e.signal})` : `crash (exit code ${e.code})`,
+      reason: e.reason ?? null,
+      next: e.next,
+      delay: e.delay ?? null,
+      ranMs: e.ranMs,
+      restarts: inst?.restarts ?? null
+    })
+  }
+
+  function onStatus (change) {
+    if (change.to !== STATUS.ERRORED) return
+    fire(change.name, 'errored', { id: change.id, instance: instanceIndex(change), pid: change.pid || null, code: change.exit?.code ?? null, signal: change.exit?.signal ?? null, cause: 'errored', reason: change.reason ?? null })
+  }
+
+  function onRestart (r) {
+    const cause = classify(r.reason)
+    if (!POLICY_KINDS.has(cause.kind)) return
+    const inst = appOf(r.name)?.instances.find((i) => i.id === r.id)
+    fire(r.name, 'restart', { id: r.id, instance: r.instance, pid: inst?.pid || null, cause: cause.kind, reason: r.reason, restarts: inst?.restarts ?? null })
+  }
+
+  function onReplaceFailed (f) {
+    fire(f.name, 'reload_failed', { id: f.id, instance: f.instance, pid: f.pid, oldPid: f.oldPid, cause: f.cause, reason: f.reason })
+  }
+
+  function instanceIndex (change) {
+    return appOf(change.name)?.instances.find((i) => i.id === change.id)?.index ?? null
+  }
+
+  supervisor.on('exit', onExit)
+  supervisor.on('status', onStatus)
+  supervisor.on('restart', onRestart)
+  supervisor.on('replace-failed', onReplaceFailed)
+
+  return {
+    // Resolves once the hooks started so far have ended (tests, shutdown).
+    idle: () => Promise.all([...running]),
+    close () {
+      closed = true
+      supervisor.off('exit', onExit)
+      supervisor.off('status', onStatus)
+      supervisor.off('restart', onRestart)
+      supervisor.off('replace-failed', onReplaceFailed)
+    }
+  }
+}
+
+module.exports = { createHooks, CONCURRENCY, QUEUE }

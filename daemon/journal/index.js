@@ -1,0 +1,153 @@
+'use strict'
+
+const { classify, exitCause } = require('./causes')
+const { createJournalStore, MAX_ENTRIES } = require('./store')
+
+// The restart journal (`xpm why`): every exit and every restart of every process, with its cause,
+// written under XPM_HOME/journal (store.js). It only listens to the supervisor's events and
+// never writes an app's or an instance's fields:
+//   'exit'            an OS process ended: its code or signal, who ended it (xpm and why, a
+//                     `xpm sendSignal`, a signal from outside, or itself), how long it ran, what
+//                     follows (restart in N ms, errored, stopped), the last LINES lines it printed
+//   'restart'         a counted restart and its reason (crash, the user's command, reload, watch,
+//                     memory, cron, liveness, watchdog, heap)
+//   'replace-failed'  a reload's replacement was rolled back, and why
+// An entry: { at, app, id, instance, event, pid, cause: { kind, detail, by? }, ... }.
+const LINES = 20
+const LINE_CHARS = 300
+const PIPE_WAIT_MS = 300 // for the last lines of a process to reach the log sink
+
+function createJournal ({ supervisor, logSink = null, dir, store = null, logger = null, clock = Date.now, max = MAX_ENTRIES }) {
+  store = store ?? createJournalStore({ dir, max, logger })
+  const last = new Map() // instance id → its newest entry (for `xpm show`), in this daemon's life
+  let closed = false
+  const pending = new Set()
+
+  function record (entry) {
+    if (closed) return
+    last.set(entry.id, entry)
+    const done = store.append(entry.app, entry)
+    pending.add(done)
+    done.finally(() => pending.delete(done))
+  }
+
+  function base (e, event) {
+    return { at: clock(), app: e.name, id: e.id, instance: e.instance, event }
+  }
+
+  function onExit (e) {
+    const entry = {
+      ...base(e, 'exit'),
+      pid: e.pid,
+      code: e.code,
+      signal: e.signal,
+      cause: exitCause(e),
+      ranMs: e.ranMs,
+      role: e.role,
+      next: e.next ?? null,
+      ...(e.delay !== undefined ? { delay: e.delay } : {}),
+      ...(e.next === 'errored' || e.next === 'stopped' ? { reason: e.reason ?? null } : {})
+    }
+    // The entry keeps its place in time; the lines come once the pipes have been read.
+    last.set(entry.id, entry)
+    const job = lastLines(e).then((lines) => record({ ...entry, lines }))
+    pending.add(job)
+    job.finally(() => pending.delete(job))
+  }
+
+  async function lastLines ({ id, pid, handle }) {
+    if (!logSink) return []
+    await Promise.all([handle?.stdout, handle?.stderr].map((stream) => waitClosed(stream, PIPE_WAIT_MS)))
+    const lines = await logSink.tail({ ids: new Set([id]), streams: new Set(['out', 'err']) }, LINES * 4).catch(() => [])
+    return lines.filter((l) => l.pid === pid).slice(-LINES).map((l) => ({
+      stream: l.stream,
+      line: l.line.length > LINE_CHARS ? l.line.slice(0, LINE_CHARS - 1) + '…' : l.line
+    }))
+  }
+
+  function onRestart (r) {
+    const inst = supervisor.apps.get(r.name)?.instances.find((i) => i.id === r.id)
+    record({ ...base({ ...r, instance: r.instance }, 'restart'), pid: inst?.pid || null, cause: classify(r.reason), restarts: inst?.restarts ?? null })
+  }
+
+  function onReplaceFailed (f) {
+    const reason = String(f.reason).replace(/^replacement \S+ \(pid \d+\) /, '') // 'was not ready after …'
+    record({ ...base(f, 'reload-failed'), pid: f.pid, oldPid: f.oldPid, cause: classify(f.cause), reason })
+  }
+
+  // `xpm delete` of a whole app forgets its journal (a new app of that name starts afresh).
+  function onRemoved (inst) {
+    last.delete(inst.id)
+    const app = inst.app
+    if (!app?.deleting || app.instances.length > 0) return
+    // after the entries of its last exits (the stop before the removal) are written
+    Promise.all([...pending]).then(() => {
+      const now = supervisor.apps.get(app.name)
+      if (!now || now === app) store.remove(app.name)
+    })
+  }
+
+  supervisor.on('exit', onExit)
+  supervisor.on('restart', onRestart)
+  supervisor.on('replace-failed', onReplaceFailed)
+  supervisor.on('removed', onRemoved)
+
+  // The journal of these instances (an app's, or one process's), newest first.
+  async function entries ({ app, ids = null, limit = MAX_ENTRIES }) {
+    await Promise.all([...pending])
+    const all = await store.read(app)
+    const mine = ids ? all.filter((e) => ids.has(e.id)) : all
+    // by time (an exit is written once its last lines are read, after what followed it)
+    return mine.reverse().sort((a, b) => b.at - a.at).slice(0, limit)
+  }
+
+  // The newest entry of each instance (for `xpm show`): from memory, else from its app's file.
+  async function lastFor (instances) {
+    const out = new Map()
+    const missing = new Map()
+    for (const inst of instances) {
+      if (last.has(inst.id)) out.set(inst.id, last.get(inst.id))
+      else {
+        if (!missing.has(inst.name)) missing.set(inst.name, [])
+        missing.get(inst.name).push(inst)
+      }
+    }
+    await Promise.all([...missing].map(async ([app, list]) => {
+      const all = await store.read(app)
+      for (const inst of list) {
+        const found = all.findLast((e) => e.id === inst.id && e.instance === inst.index)
+        if (found) out.set(inst.id, found)
+      }
+    }))
+    return out
+  }
+
+  return {
+    entries,
+    lastFor,
+    store,
+    idle: () => Promise.all([...pending]).then(() => store.idle()),
+    close () {
+      closed = true
+      supervisor.off('exit', onExit)
+      supervisor.off('restart', onRestart)
+      supervisor.off('replace-failed', onReplaceFailed)
+      supervisor.off('removed', onRemoved)
+    }
+  }
+}
+
+function waitClosed (stream, ms) {
+  if (!stream || stream.closed || stream.destroyed) return Promise.resolve()
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms)
+    function done () {
+      clearTimeout(timer)
+      stream.off('close', done)
+      resolve()
+    }
+    stream.once('close', done)
+  })
+}
+
+module.exports = { createJournal, LINES }

@@ -1,0 +1,96 @@
+'use strict'
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { openAppendNoFollow, readPrivateFile } = require('../../lib/safe-fs')
+const { writeFileAtomic } = require('../../lib/state/atomic-write')
+
+// The restart journal on disk: one file of JSON lines per app, XPM_HOME/journal/<app>.jsonl,
+// kept across daemon restarts (and `kill -9` of the daemon: each entry is one append of a whole
+// line; a torn last line is skipped when read). Bounded per app: once a file holds twice `max`
+// entries it is rewritten with the newest `max` (atomic-write.js: a temporary file renamed over
+// it). Only async fs, one operation per app at a time (appends keep their order); never through
+// a link (safe-fs.js: a file that is a link, another user's, or has a second hard link is
+// refused, and the entry is dropped with a line in the daemon log).
+const MAX_ENTRIES = 100
+
+function createJournalStore ({ dir, max = MAX_ENTRIES, fsp = fs.promises, logger = null }) {
+  const queues = new Map() // app → tail of its operation chain
+  const counts = new Map() // app → lines in its file, once known
+
+  const fileOf = (app) => path.join(dir, `${app}.jsonl`)
+
+  // Runs fn after the app's earlier operations; the chain is forgotten once idle.
+  function serial (app, fn) {
+    const run = (queues.get(app) ?? Promise.resolve()).then(fn)
+    const tail = run.catch(() => {})
+    queues.set(app, tail)
+    tail.then(() => { if (queues.get(app) === tail) queues.delete(app) })
+    return run
+  }
+
+  async function readLines (app) {
+    let text
+    try {
+      text = await readPrivateFile(fileOf(app), { fsp })
+    } catch (err) {
+      if (err.code === 'ENOENT') return []
+      throw err
+    }
+    const out = []
+    for (const line of text.split('\n')) {
+      if (!line) continue
+      try {
+        const entry = JSON.parse(line)
+        if (entry && typeof entry === 'object') out.push(entry)
+      } catch {} // a line torn by a crash mid-write
+    }
+    return out
+  }
+
+  function append (app, entry) {
+    return serial(app, async () => {
+      if (!counts.has(app)) counts.set(app, (await readLines(app).catch(() => [])).length)
+      const { handle } = await openAppendNoFollow(fileOf(app), { mode: 0o600, fsp })
+      try {
+        await handle.write(JSON.stringify(entry) + '\n')
+      } finally {
+        await handle.close().catch(() => {})
+      }
+      const count = counts.get(app) + 1
+      counts.set(app, count)
+      if (count >= 2 * max) {
+        const kept = (await readLines(app)).slice(-max)
+        await writeFileAtomic(fileOf(app), kept.map((e) => JSON.stringify(e) + '\n').join(''), { fs: fsp })
+        counts.set(app, kept.length)
+      }
+    }).catch((err) => {
+      counts.delete(app)
+      logger?.warn({ event: 'journal', app, err: err.message }, `journal of ${app}: an entry was not written: ${err.message}`)
+    })
+  }
+
+  // The newest `max` entries of the app, oldest first; [] when it has none.
+  function read (app) {
+    return serial(app, async () => (await readLines(app)).slice(-max)).catch((err) => {
+      logger?.warn({ event: 'journal', app, err: err.message }, `journal of ${app} could not be read: ${err.message}`)
+      return []
+    })
+  }
+
+  function remove (app) {
+    return serial(app, async () => {
+      counts.delete(app)
+      await fsp.rm(fileOf(app), { force: true })
+    }).catch(() => {})
+  }
+
+  // Resolves once every operation queued so far has ended (tests, shutdown).
+  function idle () {
+    return Promise.all([...queues.values()])
+  }
+
+  return { append, read, remove, idle, file: fileOf }
+}
+
+module.exports = { createJournalStore, MAX_ENTRIES }

@@ -1,0 +1,52 @@
+'use strict'
+
+const fsp = require('node:fs/promises')
+const path = require('node:path')
+
+// What an app's spec asks of its processes beyond running the script, shared by both launchers
+// (PM2's uid/gid, treekill, kill_retry_time, pid_file; docs/migrating-from-pm2.md):
+//  - uid, gid: the process runs as that user and group (spawn's setuid/setgid; libuv drops the
+//    daemon's supplementary groups). The CLI and validate-spec.js refuse them unless the daemon
+//    runs as root;
+//  - treekill: false → a stop signals the app's own process only, not what it started;
+//  - kill_retry_time: how often a stop checks that the processes of the tree are gone;
+//  - pid_file: the pid written at launch (asynchronously; several instances: -<instance> before
+//    the extension) and removed at exit while it still holds this process's pid.
+
+function idOptions (spec) {
+  const out = {}
+  if (Number.isSafeInteger(spec.uid)) out.uid = spec.uid
+  if (Number.isSafeInteger(spec.gid)) out.gid = spec.gid
+  return out
+}
+
+function pidFilePath (spec, index = 0) {
+  if (!spec.pidFile) return null
+  if (!(spec.instances > 1)) return spec.pidFile
+  const ext = path.extname(spec.pidFile)
+  return ext ? `${spec.pidFile.slice(0, -ext.length)}-${index}${ext}` : `${spec.pidFile}-${index}`
+}
+
+// Called by a launcher with the fresh handle (same tick as the fork).
+function applyAppOptions (handle, spec, { index = 0, logger = null } = {}) {
+  if (spec.treekill === false) {
+    handle.treekill = false
+    handle.tag = null // no tree: stopProcess signals and waits for the process alone
+  }
+  if (Number.isSafeInteger(spec.killRetryTime)) handle.pollMs = spec.killRetryTime
+  const file = pidFilePath(spec, index)
+  if (file) {
+    handle.pidFile = file
+    handle.once('online', () => {
+      const pid = handle.pid
+      if (!pid) return
+      fsp.writeFile(file, `${pid}\n`).catch((err) => logger?.warn?.({ event: 'pid-file', file, err }, `cannot write ${file}: ${err.code || err.message}`))
+      handle.once('exit', () => {
+        fsp.readFile(file, 'utf8').then((text) => Number(text) === pid ? fsp.unlink(file) : null).catch(() => {})
+      })
+    })
+  }
+  return handle
+}
+
+module.exports = { idOptions, pidFilePath, applyAppOptions }

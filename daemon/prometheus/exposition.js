@@ -1,0 +1,150 @@
+'use strict'
+
+const { performance } = require('node:perf_hooks')
+const { Registry, Gauge, Counter } = require('prom-client')
+const { STATUS } = require('../process-state')
+const { isReady } = require('../readiness')
+
+// The Prometheus text exposition of the daemon's apps, built from what the daemon already holds
+// in memory: the instances' status and counters, and the latest metric samples (daemon/metrics).
+// A scrape reads nothing itself; the HTTP endpoint may first ask the sampler for figures older
+// than 2 s (metrics.fresh, as `list` does, without the attention lease: see server.js).
+//
+// A private prom-client Registry: no default collectors (the daemon's own process metrics are not
+// asked for and would cost a /proc read per scrape). Every per-process family carries the labels
+// app, id, instance; a family is collected from the instances at scrape time, so a deleted
+// process disappears from the next scrape.
+const LABELS = ['app', 'id', 'instance']
+const RESULTS = ['success', 'failed', 'cancelled']
+
+function labelsOf (inst) {
+  return { app: inst.name, id: String(inst.id), instance: String(inst.index) }
+}
+
+function createExposition ({ supervisor, metrics = null, version }) {
+  const registry = new Registry()
+  let rows = [] // [inst, labels, latest point | null] of the scrape under way
+
+  // Per-scrape snapshot, taken once before the families are collected.
+  const snapshot = () => {
+    rows = supervisor.allInstances().map((inst) => [inst, labelsOf(inst), inst.pid ? metrics?.latest(inst.id) ?? null : null])
+  }
+
+  // A family whose values come from the snapshot: value(inst, point) → a number, or null (left out).
+  const family = (Type, name, help, value) => new Type({
+    name,
+    help,
+    labelNames: LABELS,
+    registers: [registry],
+    collect () {
+      this.reset()
+      for (const [inst, labels, point] of rows) {
+        const v = value(inst, point)
+        if (typeof v === 'number' && Number.isFinite(v)) Type === Counter ? this.inc(labels, v) : this.set(labels, v)
+      }
+    }
+  })
+
+  family(Gauge, 'xpm_process_up', 'Whether the process is online (1) or not (0: launching, stopping, stopped, errored, waiting restart).',
+    (inst) => inst.status === STATUS.ONLINE ? 1 : 0)
+  family(Gauge, 'xpm_process_ready', 'Whether the process is ready to take traffic (1) or not (0).',
+    (inst) => isReady(inst) ? 1 : 0)
+  family(Counter, 'xpm_process_restarts_total', 'Restarts of this process slot (crashes, restarts, reloads, policy restarts); `xpm reset` sets it back to 0.',
+    (inst) => inst.restarts)
+  family(Counter, 'xpm_process_cpu_seconds_total', 'CPU time (user and system) the current OS process of the slot has used, in seconds.',
+    (inst, point) => point ? metrics.cpuSeconds?.(inst.id) ?? null : null)
+  family(Gauge, 'xpm_process_resident_memory_bytes', 'Resident memory (RSS) of the process, in bytes.',
+    (inst, point) => point?.memory ?? null)
+  family(Gauge, 'xpm_process_heap_used_bytes', 'V8 heap used, as the xpm agent last reported it (Node processes with metrics on).',
+    (inst, point) => point?.heapUsed ?? null)
+  family(Gauge, 'xpm_process_heap_total_bytes', 'V8 heap size, as the xpm agent last reported it.',
+    (inst, point) => point?.heapTotal ?? null)
+  registry.registerMetric(loopDelaySummary(() => rows))
+  family(Gauge, 'xpm_process_event_loop_utilization', 'Share of time the event loop was busy over the agent\'s last report interval (0 to 1).',
+    (inst, point) => point?.elu ?? null)
+  family(Gauge, 'xpm_process_start_time_seconds', 'When the current OS process of the slot started, in seconds since the Unix epoch.',
+    (inst) => inst.pid && inst.startedAt ? Math.round(performance.timeOrigin + inst.startedAt) / 1000 : null)
+
+  const info = new Gauge({ name: 'xpm_daemon_info', help: 'The xpm daemon serving these metrics; always 1.', labelNames: ['version'], registers: [registry] })
+  info.set({ version }, 1)
+  new Gauge({ // eslint-disable-line no-new
+    name: 'xpm_apps',
+    help: 'Apps the daemon manages (any status).',
+    registers: [registry],
+    collect () { this.set(supervisor.apps.size) }
+  })
+
+  // Reload jobs by outcome, counted as they end (user reloads and policy restarts alike).
+  const reloads = new Counter({ name: 'xpm_reloads_total', help: 'Reload jobs of an app that ended, by result: success, failed (a replacement was not ready: the old workers kept serving) or cancelled (by a stop or delete).', labelNames: ['app', 'result'], registers: [registry] })
+  const counted = new Map() // app → the results it has series for
+  const onReloaded = ({ app, result }) => {
+    const label = RESULTS.includes(result) ? result : 'failed'
+    reloads.inc({ app, result: label })
+    if (!counted.has(app)) counted.set(app, new Set())
+    counted.get(app).add(label)
+  }
+  // a deleted app's series go with it (names come and go; the series must not pile up)
+  const onChange = () => {
+    for (const [app, results] of counted) {
+      if (supervisor.apps.has(app)) continue
+      for (const result of results) reloads.remove({ app, result })
+      counted.delete(app)
+    }
+  }
+  supervisor.on('reloaded', onReloaded)
+  supervisor.on('change', onChange)
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    // One family at a time, with a turn of the event loop in between: 1,000 processes make
+    // ~12,000 lines (about 25 ms of string building), never one block of it.
+    async render () {
+      snapshot()
+      try {
+        const parts = []
+        for (const metric of registry.getMetricsAsArray()) {
+          parts.push(await registry.getSingleMetricAsString(metric.name))
+          await new Promise(setImmediate)
+        }
+        return parts.join('\n\n') + '\n'
+      } finally {
+        rows = []
+      }
+    },
+    close () {
+      supervisor.off('reloaded', onReloaded)
+      supervisor.off('change', onChange)
+    }
+  }
+}
+
+// xpm_process_event_loop_delay_seconds: the agent reports quantiles of the loop delay over its
+// last interval (lib/worker/loop-delay.js), not single observations, so this is a summary of
+// quantiles 0.5, 0.9 and 0.99 without _sum and _count (which prom-client's own Summary would
+// compute from observations it never gets). A plain collector object, as the Registry takes.
+function loopDelaySummary (getRows) {
+  const QUANTILES = [[0.5, 'elP50'], [0.9, 'elP90'], [0.99, 'elP99']]
+  const name = 'xpm_process_event_loop_delay_seconds'
+  const help = 'Event-loop delay of the process over the agent\'s last report interval, in seconds (quantiles weighted by wall time).'
+  return {
+    name,
+    help,
+    type: 'summary',
+    aggregator: 'sum',
+    get () {
+      const values = []
+      for (const [, labels, point] of getRows()) {
+        if (!point) continue
+        for (const [quantile, key] of QUANTILES) {
+          const ms = point[key]
+          if (typeof ms === 'number' && Number.isFinite(ms)) values.push({ labels: { ...labels, quantile }, value: ms / 1000 })
+        }
+      }
+      return { name, help, type: 'summary', values, aggregator: 'sum' }
+    },
+    reset () {}
+  }
+}
+
+module.exports = { createExposition }

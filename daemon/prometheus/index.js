@@ -1,0 +1,101 @@
+'use strict'
+
+const http = require('node:http')
+const { XpmError } = require('../../lib/errors')
+const { parseMetricsAddress, formatAddress } = require('./address')
+
+// The daemon's HTTP endpoint, off by default: GET /metrics (the Prometheus text format, see
+// exposition.js), /livez and /readyz (daemon/runtime/probes.js), on the address XPM_METRICS names
+// (read by the daemon at start) or xpm-runtime's --metrics-address. It is opened before the
+// daemon's rooms exist (xpm-runtime opens it first, so a port in use fails the container before
+// any app starts) and attached to them once they do; until then /metrics and /readyz answer 503.
+//
+// The daemon's loop is sacred: a scrape reads no file itself. It asks the sampler for the
+// figures older than 2 s (metrics.fresh, like `list`, but without the attention lease: a
+// scraper polls, nobody is watching) and renders the latest in-memory samples.
+const PATHS = 'GET /metrics, /livez or /readyz'
+
+async function openEndpoint ({ host, port }) {
+  const ctx = { exposition: null, probes: null, metrics: null }
+  const server = http.createServer((req, res) => {
+    handle(req, res, ctx).catch((err) => {
+      if (!res.headersSent) reply(res, 500, `xpm: ${err.message}\n`)
+      else res.destroy()
+    })
+  })
+  // bounded: a slow or idle client cannot hold a connection for long, nor many of them
+  server.headersTimeout = 5000
+  server.requestTimeout = 10000
+  server.keepAliveTimeout = 5000
+  server.maxConnections = 64
+  await new Promise((resolve, reject) => {
+    server.once('error', (err) => reject(new XpmError('XPM_ERR_METRICS_LISTEN',
+      `the metrics endpoint cannot listen on ${formatAddress({ host, port })}: ${err.code || err.message}`, { cause: err, details: { host, port, code: err.code } })))
+    server.listen({ host, port, exclusive: true }, resolve)
+  })
+  server.on('error', () => {})
+  const bound = server.address()
+  const address = { host, port: bound.port }
+  return {
+    address,
+    url: `http://${formatAddress(address)}`,
+    server,
+    attach ({ supervisor, metrics = null, version }) {
+      const { createExposition } = require('./exposition')
+      const { createProbes } = require('../runtime/probes')
+      ctx.exposition = createExposition({ supervisor, metrics, version })
+      ctx.probes = createProbes({ supervisor })
+      ctx.metrics = metrics
+    },
+    markStarted () { ctx.probes?.markStarted() },
+    close () {
+      ctx.exposition?.close()
+      server.close()
+      server.closeAllConnections?.()
+    }
+  }
+}
+
+async function handle (req, res, ctx) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('allow', 'GET, HEAD')
+    return reply(res, 405, `xpm: ${PATHS}\n`)
+  }
+  const path = req.url.split('?')[0]
+  if (path === '/livez') return reply(res, 200, 'ok\n')
+  if (path === '/readyz') {
+    if (!ctx.probes) return reply(res, 503, 'not ready: the daemon is starting\n')
+    const { ok, body } = ctx.probes.ready()
+    return reply(res, ok ? 200 : 503, body)
+  }
+  if (path === '/metrics') {
+    if (!ctx.exposition) return reply(res, 503, 'xpm: the daemon is starting\n')
+    await ctx.metrics?.fresh(null, { lease: false })
+    const text = await ctx.exposition.render()
+    return reply(res, 200, text, ctx.exposition.contentType)
+  }
+  return reply(res, 404, `xpm: no ${path} here; ${PATHS}\n`)
+}
+
+function reply (res, status, body, type = 'text/plain; charset=utf-8') {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' })
+  res.end(res.req.method === 'HEAD' ? undefined : body)
+}
+
+// The daemon's own endpoint from XPM_METRICS (its environment at start). A bad value or a port
+// in use costs the endpoint, said in daemon.log, never the daemon and its apps.
+async function openFromEnv (value, logger) {
+  let where
+  try {
+    where = parseMetricsAddress(value, { from: 'XPM_METRICS' })
+    if (!where) return null
+    const endpoint = await openEndpoint(where)
+    logger?.info({ event: 'metrics-endpoint', url: endpoint.url }, `metrics and probes on ${endpoint.url}/metrics, /livez, /readyz`)
+    return endpoint
+  } catch (err) {
+    logger?.error({ event: 'metrics-endpoint-failed', err: err.message, code: err.code }, `no metrics endpoint: ${err.message}`)
+    return null
+  }
+}
+
+module.exports = { openEndpoint, openFromEnv, parseMetricsAddress }

@@ -1,0 +1,54 @@
+'use strict'
+
+// `xpm jlist --pm2` and `xpm prettylist --pm2`: the process list in PM2's shape, for the fields
+// monitoring scripts read from `pm2 jlist` (docs/migrating-from-pm2.md). xpm's own `jlist`
+// keeps its flatter shape. Pure.
+
+// What the daemon sends for it (a `show` of every process, these fields only).
+const PM2_FIELDS = [
+  'id', 'name', 'namespace', 'instance', 'pid', 'status', 'restarts', 'uptime', 'createdAt', 'mode', 'cpu', 'memory', 'lastExit', 'logs',
+  'spec.script', 'spec.cwd', 'spec.args', 'spec.nodeArgs', 'spec.interpreter', 'spec.instances', 'spec.watch', 'spec.autorestart', 'spec.namespace'
+]
+
+function toPm2 (p, { now = Date.now() } = {}) {
+  const s = p.spec || {}
+  const online = p.status === 'online'
+  return {
+    name: p.name,
+    pm_id: p.id,
+    pid: p.pid || 0,
+    monit: { cpu: p.cpu ?? 0, memory: p.memory ?? 0 },
+    pm2_env: {
+      name: p.name,
+      namespace: p.namespace ?? s.namespace ?? 'default',
+      pm_id: p.id,
+      status: p.status,
+      restart_time: p.restarts ?? 0,
+      unstable_restarts: 0,
+      // when the process came online (ms since the epoch), as PM2 gives it; the creation time
+      // of the slot while it is not online
+      pm_uptime: online ? now - (p.uptime || 0) : p.createdAt,
+      created_at: p.createdAt,
+      exec_mode: p.mode === 'cluster' ? 'cluster_mode' : 'fork_mode',
+      instances: s.instances ?? 1,
+      NODE_APP_INSTANCE: p.instance,
+      pm_exec_path: s.script,
+      pm_cwd: s.cwd,
+      exec_interpreter: s.interpreter,
+      node_args: s.nodeArgs ?? [],
+      args: s.args ?? [],
+      watch: Array.isArray(s.watch) ? s.watch.length > 0 : Boolean(s.watch),
+      autorestart: s.autorestart !== false,
+      exit_code: p.lastExit?.code ?? null,
+      pm_out_log_path: p.logs?.out ?? null,
+      pm_err_log_path: p.logs?.err ?? null,
+      pm_log_path: p.logs?.combined ?? null
+    }
+  }
+}
+
+function renderPm2List (rows, options) {
+  return rows.map((p) => toPm2(p, options))
+}
+
+module.exports = { PM2_FIELDS, toPm2, renderPm2List }

@@ -1,0 +1,126 @@
+'use strict'
+
+// Health probes and the watchdog with a real daemon, real cluster workers and real HTTP
+// (docs/health.md). Each probe kind gates the start and every reload replacement (one that never
+// passes is rolled back while the port keeps answering), and its liveness failures replace only
+// the worker that fails, with the reason shown.
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { createHome, waitFor, freePort, fixture } = require('../helpers/xpm')
+const { startLoad } = require('../helpers/load')
+
+function tmpDir (t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-health-'))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+// The probe of each kind, against test/fixtures/health-app.js's health (per process).
+function probes (kind, healthPort) {
+  const target = {
+    http: { http: '/healthz', timeout: '3s' },
+    tcp: { tcp: healthPort, timeout: '3s' },
+    exec: { exec: 'test -e "$HEALTH_DIR/ok-$XPM_PROBE_PID"', timeout: '3s' }
+  }[kind]
+  return {
+    readiness: JSON.stringify({ ...target, interval: '200ms' }),
+    liveness: JSON.stringify({ ...target, interval: '250ms', failure_threshold: 2 })
+  }
+}
+
+const LIVENESS_REASON = {
+  http: /^liveness: GET \/healthz → 503$/,
+  tcp: /^liveness: tcp :\d+: nothing listens on port \d+ in this process$/,
+  exec: /^liveness: exec "test -e .*": exit code 1$/
+}
+
+for (const kind of ['http', 'tcp', 'exec']) {
+  test(`${kind} probes: readiness gates the start and each reload replacement; liveness replaces only the failing worker, the port always answering`, async (t) => {
+    const h = createHome(t)
+    const dir = tmpDir(t)
+    const [port, healthPort] = [await freePort(), await freePort()]
+    const env = { PORT: String(port), HEALTH_PORT: String(healthPort), HEALTH_DIR: dir }
+    const { readiness, liveness } = probes(kind, healthPort)
+    const start = await h.run(['start', fixture('health-app.js'), '--name', 'hk', '-i', '2', '--listen-timeout', '3s', '--readiness', readiness, '--liveness', liveness], { env })
+    assert.equal(start.code, 0, start.stderr + start.stdout)
+    const first = await h.jlist()
+    assert.deepEqual(first.map((p) => [p.status, p.ready]), [['online', true], ['online', true]])
+    // online means the probe passed: the process had made itself healthy by then
+    for (const p of first) assert.ok(fs.existsSync(path.join(dir, `ok-${p.pid}`)), `pid ${p.pid} was healthy when it went online`)
+
+    // Liveness: instance 1 fails its health; it alone is replaced, gracefully, under load.
+    const load = startLoad(port, { concurrency: 4 })
+    await waitFor(() => load.stats.ok > 20, { message: 'load running' })
+    fs.writeFileSync(path.join(dir, `fail-${first[1].pid}`), '')
+    const replaced = await waitFor(async () => {
+      const list = await h.jlist()
+      return list[1].restarts >= 1 && list[1].status === 'online' && list[1].pid !== first[1].pid && list
+    }, { timeout: 15000, message: 'the failing worker to be replaced' })
+    assert.match(replaced[1].lastRestartReason, LIVENESS_REASON[kind])
+    assert.deepEqual([replaced[0].pid, replaced[0].restarts], [first[0].pid, 0], 'the healthy worker is left alone')
+    const shown = await h.run(['show', '1'])
+    assert.match(shown.stdout, /restarts\s+1 \(last: liveness: /)
+    assert.match(shown.stdout, /last event\s+.*liveness probe failed/)
+
+    // Readiness during a reload: a replacement that never becomes healthy is rolled back.
+    const reload = await h.run(['reload', 'hk', '--update-env'], { env: { ...env, NEVER_HEALTHY: '1' } })
+    assert.equal(reload.code, 1, reload.stdout)
+    assert.match(reload.stderr, /was not ready after 3000 ms \(readiness probe .+\); the old worker keeps serving \[XPM_ERR_RELOAD_FAILED\]/)
+    const stats = await load.stop()
+    assert.equal(stats.failed, 0, `failed requests: ${JSON.stringify(stats.errors)}`)
+    assert.ok(stats.ok > 20)
+    const after = await h.jlist()
+    assert.deepEqual(after.map((p) => [p.pid, p.status]), replaced.map((p) => [p.pid, 'online']), 'the old workers keep serving')
+    const why = await h.run(['why', 'hk'])
+    assert.equal(why.code, 0, why.stderr)
+    assert.match(why.stdout, /reload failed \(your command `xpm reload`\): the replacement was not ready after 3000 ms/)
+    assert.match(why.stdout, /restarted: its liveness probe failed/)
+  })
+}
+
+test('xpm list shows a running process that fails its readiness probe as not ready', async (t) => {
+  const h = createHome(t)
+  const dir = tmpDir(t)
+  const port = await freePort()
+  const res = await h.run(['start', fixture('health-app.js'), '--name', 'nr', '--readiness', '{"http":"/healthz","interval":"200ms","failure_threshold":2}'], { env: { PORT: String(port), HEALTH_DIR: dir } })
+  assert.equal(res.code, 0, res.stderr)
+  const [p] = await h.jlist()
+  fs.writeFileSync(path.join(dir, `fail-${p.pid}`), '')
+  const list = await waitFor(async () => {
+    const out = await h.run(['list'])
+    return /│ not ready/.test(out.stdout) && out.stdout
+  }, { message: '"not ready" in xpm list' })
+  assert.match(list, new RegExp(`${p.pid} .*not ready`))
+  const [row] = await h.jlist()
+  assert.deepEqual([row.status, row.ready, row.notReadyReason, row.pid], ['online', false, 'GET /healthz → 503', p.pid])
+  const shown = await h.run(['show', 'nr'])
+  assert.match(shown.stdout, /ready\s+no \(GET \/healthz → 503\)/)
+})
+
+test('watchdog: a worker that blocks its loop for 5 s with max_event_loop_delay 1s is replaced, reason shown', async (t) => {
+  const h = createHome(t)
+  const dir = tmpDir(t)
+  const port = await freePort()
+  const res = await h.run(['start', fixture('block-once.js'), '--name', 'wd', '-i', '1', '--max-event-loop-delay', '1s'], {
+    env: { PORT: String(port), MARK_FILE: path.join(dir, 'blocked'), BLOCK_MS: '5000', BLOCK_AFTER_MS: '1500' }
+  })
+  assert.equal(res.code, 0, res.stderr)
+  const [first] = await h.jlist()
+  const [after] = await waitFor(async () => {
+    const list = await h.jlist()
+    return list[0].restarts >= 1 && list[0].status === 'online' && list
+  }, { timeout: 20000, message: 'the blocked worker to be replaced' })
+  assert.notEqual(after.pid, first.pid)
+  assert.match(after.lastRestartReason, /^event loop blocked: p99 (≥ )?\d+\.\d s/)
+  // the blocked worker exits once its loop is free again (or at kill_timeout): then its exit is there too
+  const why = await waitFor(async () => {
+    const out = (await h.run(['why', 'wd'])).stdout
+    return /the old process was stopped by xpm/.test(out) && out
+  }, { timeout: 15000, message: 'the blocked worker\'s exit in the journal' })
+  assert.match(why, /restarted: its event loop was blocked: p99/)
+  assert.match(why, new RegExp(`pid ${first.pid} {2}the old process was stopped by xpm: its event loop was blocked`))
+  assert.match(why, /blocks its event loop for 5000 ms/, 'the blocked process\'s last lines')
+})

@@ -1,0 +1,188 @@
+'use strict'
+
+// The Prometheus exposition from the daemon's in-memory state (real app model, fake launcher,
+// stub samples), its HTTP endpoint with the probes, and the address forms of XPM_METRICS.
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const http = require('node:http')
+const { spawnSync } = require('node:child_process')
+const { Supervisor } = require('../../daemon/supervisor')
+const { createExposition } = require('../../daemon/prometheus/exposition')
+const { openEndpoint } = require('../../daemon/prometheus')
+const { parseMetricsAddress, formatAddress } = require('../../daemon/prometheus/address')
+const { createProbes } = require('../../daemon/runtime/probes')
+const { fakeLauncher, fakeSpec } = require('../helpers/fake-launcher')
+const { waitFor } = require('../helpers/wait')
+
+const NAMES = [
+  'xpm_process_up', 'xpm_process_ready', 'xpm_process_restarts_total', 'xpm_process_cpu_seconds_total',
+  'xpm_process_resident_memory_bytes', 'xpm_process_heap_used_bytes', 'xpm_process_heap_total_bytes',
+  'xpm_process_event_loop_delay_seconds', 'xpm_process_event_loop_utilization', 'xpm_process_start_time_seconds'
+]
+
+// Samples as daemon/metrics holds them, by id.
+function stubMetrics () {
+  const points = new Map()
+  return {
+    points,
+    fresh: async () => {},
+    latest: (id) => points.get(id) ?? null,
+    cpuSeconds: (id) => points.has(id) ? 1.25 + id : null
+  }
+}
+
+const point = { cpu: 3, memory: 50e6, heapUsed: 10e6, heapTotal: 20e6, rss: 50e6, elP50: 0.5, elP90: 1.5, elP95: 2, elP99: 12, elMax: 40, elu: 0.25, at: 1 }
+
+// name{labels} value lines → [{ name, labels, value }]
+function samples (text) {
+  return text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => {
+    const m = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(l)
+    assert.ok(m, `a sample line: ${l}`)
+    const labels = {}
+    for (const [, k, v] of (m[2] || '').matchAll(/(\w+)="([^"]*)"/g)) labels[k] = v
+    return { name: m[1], labels, value: Number(m[3]) }
+  })
+}
+
+function promtool (text) {
+  const found = spawnSync('promtool', ['--version'], { encoding: 'utf8' })
+  if (found.error) return null
+  return spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' })
+}
+
+test('parseMetricsAddress: a port alone binds 127.0.0.1; host:port, [v6]:port; off forms; bad forms name their source', () => {
+  assert.equal(parseMetricsAddress(undefined), null)
+  for (const off of ['', '0', 'off', 'OFF', 'false']) assert.equal(parseMetricsAddress(off), null, off)
+  assert.deepEqual(parseMetricsAddress(true), { host: '127.0.0.1', port: 9209 })
+  assert.deepEqual(parseMetricsAddress('9300'), { host: '127.0.0.1', port: 9300 })
+  assert.deepEqual(parseMetricsAddress(':9300'), { host: '127.0.0.1', port: 9300 })
+  assert.deepEqual(parseMetricsAddress('127.0.0.1:9209'), { host: '127.0.0.1', port: 9209 })
+  assert.deepEqual(parseMetricsAddress('0.0.0.0:9209'), { host: '0.0.0.0', port: 9209 })
+  assert.deepEqual(parseMetricsAddress('[::1]:9209'), { host: '::1', port: 9209 })
+  assert.deepEqual(parseMetricsAddress('[::]'), { host: '::', port: 9209 })
+  assert.deepEqual(parseMetricsAddress('localhost'), { host: 'localhost', port: 9209 })
+  assert.equal(formatAddress({ host: '::1', port: 1 }), '[::1]:1')
+  assert.throws(() => parseMetricsAddress('127.0.0.1:99999'), { code: 'XPM_ERR_BAD_ARGUMENT', message: /^XPM_METRICS="127\.0\.0\.1:99999": the port/ })
+  assert.throws(() => parseMetricsAddress('::1:9209', { from: '--metrics-address' }), { code: 'XPM_ERR_BAD_ARGUMENT', message: /^--metrics-address=.*brackets/ })
+  assert.throws(() => parseMetricsAddress('a b:9209'), { code: 'XPM_ERR_BAD_ARGUMENT' })
+})
+
+test('the exposition: every process with the names of the issue and labels app, id, instance; counters move; promtool agrees', async (t) => {
+  const fake = fakeLauncher()
+  const supervisor = new Supervisor({ launcher: fake.launcherFor })
+  t.after(() => supervisor.close())
+  const metrics = stubMetrics()
+  const exposition = createExposition({ supervisor, metrics, version: '9.9.9' })
+  t.after(() => exposition.close())
+  await supervisor.start([fakeSpec('api', { instances: 2, execMode: 'cluster' }), fakeSpec('worker')])
+  for (const inst of supervisor.allInstances()) metrics.points.set(inst.id, point)
+  await supervisor.stop('worker')
+
+  let text = await exposition.render()
+  const all = samples(text)
+  for (const name of NAMES.filter((n) => n !== 'xpm_process_event_loop_delay_seconds')) {
+    const rows = all.filter((s) => s.name === name)
+    const expected = ['xpm_process_up', 'xpm_process_ready', 'xpm_process_restarts_total'].includes(name) ? 3 : 2
+    assert.equal(rows.length, expected, `${name}: ${JSON.stringify(rows)}`)
+    for (const r of rows) assert.deepEqual(Object.keys(r.labels).sort(), ['app', 'id', 'instance'], name)
+  }
+  const api0 = { app: 'api', id: '0', instance: '0' }
+  const value = (name, labels) => all.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value
+  assert.equal(value('xpm_process_up', api0), 1)
+  assert.equal(value('xpm_process_ready', api0), 1)
+  assert.equal(value('xpm_process_up', { app: 'worker' }), 0, 'a stopped process is down, not missing')
+  assert.equal(value('xpm_process_resident_memory_bytes', api0), 50e6)
+  assert.equal(value('xpm_process_cpu_seconds_total', api0), 1.25)
+  assert.equal(value('xpm_process_event_loop_utilization', api0), 0.25)
+  assert.equal(value('xpm_process_event_loop_delay_seconds', { ...api0, quantile: '0.9' }), 0.0015)
+  assert.equal(value('xpm_process_event_loop_delay_seconds', { ...api0, quantile: '0.99' }), 0.012)
+  assert.ok(Math.abs(value('xpm_process_start_time_seconds', api0) - Date.now() / 1000) < 60)
+  assert.equal(value('xpm_daemon_info', { version: '9.9.9' }), 1)
+  assert.equal(value('xpm_apps', {}), 2)
+  assert.equal(all.filter((s) => s.name === 'xpm_reloads_total').length, 0)
+
+  // a restart and a reload move the counters
+  await supervisor.restart('worker')
+  await supervisor.reload('api')
+  text = await exposition.render()
+  const after = samples(text)
+  const at = (name, labels) => after.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value
+  assert.equal(at('xpm_process_restarts_total', { app: 'worker' }), 1)
+  assert.equal(at('xpm_process_restarts_total', api0), 1, 'a reload replaced api[0]')
+  assert.equal(at('xpm_reloads_total', { app: 'api', result: 'success' }), 1)
+  assert.match(text, /^# TYPE xpm_process_event_loop_delay_seconds summary$/m)
+  assert.match(text, /^# TYPE xpm_process_restarts_total counter$/m)
+
+  const checked = promtool(text)
+  if (!checked) t.diagnostic('promtool not installed (Debian: apt-get install prometheus): the text format was not checked by it')
+  else assert.equal(checked.status, 0, `promtool check metrics: ${checked.stdout}${checked.stderr}\n${text}`)
+
+  // a deleted app is gone from the next scrape, its reload counter too
+  await supervisor.delete('api')
+  const gone = samples(await exposition.render())
+  assert.equal(gone.filter((s) => s.labels.app === 'api').length, 0)
+})
+
+test('probes: ready once started and every app that should run is ready; not while starting nor once shutting down', async (t) => {
+  const fake = fakeLauncher()
+  const supervisor = new Supervisor({ launcher: fake.launcherFor })
+  t.after(() => supervisor.close())
+  const probes = createProbes({ supervisor })
+  assert.deepEqual(probes.ready(), { ok: false, body: 'not ready: the apps are starting\n' })
+  await supervisor.start([fakeSpec('api'), fakeSpec('job', { autorestart: false })])
+  fake.launched[1].markExited(0, null) // a one-shot job that finished: not waited for
+  await waitFor(() => supervisor.apps.get('job').instances[0].status === 'stopped')
+  probes.markStarted()
+  assert.deepEqual(probes.ready(), { ok: true, body: 'ready\n' })
+  fake.launched[0].markExited(1, null) // a crash: waiting restart, not ready
+  assert.equal(probes.ready().ok, false)
+  assert.match(probes.ready().body, /api\[0\] (waiting restart|launching)/)
+  await waitFor(() => probes.ready().ok)
+  supervisor.beginClose()
+  assert.deepEqual(probes.ready(), { ok: false, body: 'not ready: shutting down, the apps are draining\n' })
+  assert.deepEqual(probes.live(), { ok: true, body: 'ok\n' })
+})
+
+test('the endpoint: /metrics, /livez, /readyz on a free port of 127.0.0.1; 503 before it is attached; 404, 405; a taken port is XPM_ERR_METRICS_LISTEN', async (t) => {
+  const endpoint = await openEndpoint({ host: '127.0.0.1', port: 0 })
+  t.after(() => endpoint.close())
+  const port = endpoint.address.port
+  const get = (path, method = 'GET') => new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method, agent: false }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (d) => { body += d })
+      res.on('end', () => resolve({ status: res.statusCode, type: res.headers['content-type'], body }))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+  assert.equal((await get('/livez')).status, 200)
+  assert.equal((await get('/readyz')).status, 503)
+  assert.equal((await get('/metrics')).status, 503)
+
+  const fake = fakeLauncher()
+  const supervisor = new Supervisor({ launcher: fake.launcherFor })
+  t.after(() => supervisor.close())
+  endpoint.attach({ supervisor, metrics: stubMetrics(), version: '1.2.3' })
+  await supervisor.start([fakeSpec('api')])
+  assert.equal((await get('/readyz')).status, 503, 'not before the start is done')
+  endpoint.markStarted()
+  assert.deepEqual(await get('/readyz'), { status: 200, type: 'text/plain; charset=utf-8', body: 'ready\n' })
+  const metrics = await get('/metrics?x=1')
+  assert.equal(metrics.status, 200)
+  assert.match(metrics.type, /^text\/plain; version=0\.0\.4/)
+  assert.match(metrics.body, /^xpm_process_up\{app="api",id="0",instance="0"\} 1$/m)
+  assert.equal((await get('/nope')).status, 404)
+  assert.equal((await get('/metrics', 'POST')).status, 405)
+  assert.deepEqual(await get('/livez', 'HEAD'), { status: 200, type: 'text/plain; charset=utf-8', body: '' })
+
+  await assert.rejects(openEndpoint({ host: '127.0.0.1', port }), { code: 'XPM_ERR_METRICS_LISTEN', message: new RegExp(`127\\.0\\.0\\.1:${port}: EADDRINUSE`) })
+})
+
+test('`xpm startup` carries the XPM_METRICS it was run with into the systemd unit (the daemon reads it at start)', () => {
+  const { renderUnit } = require('../../lib/cli/commands/startup')
+  const base = { user: 'u', home: '/home/u', xpmHome: '/home/u/.xpm', node: '/usr/bin/node', entry: '/opt/xpm/daemon/index.js' }
+  assert.match(renderUnit({ ...base, metrics: '127.0.0.1:9209' }), /^Environment=XPM_METRICS=127\.0\.0\.1:9209$/m)
+  assert.doesNotMatch(renderUnit(base), /XPM_METRICS/)
+})
