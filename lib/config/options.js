@@ -61,7 +61,7 @@ const OPTIONS = [
   { key: 'exp_backoff_restart_delay', target: 'expBackoffRestartDelay', type: 'duration', default: 100, flag: '--exp-backoff-restart-delay <duration>', description: 'Base of the exponential backoff between unstable restarts (doubles each time)', pm2Default: '0 (off)', pm2: 'Always on: an app that crashes at boot is not restarted in a tight loop' },
   { key: 'max_backoff_delay', target: 'maxBackoffDelay', type: 'duration', default: 15000, description: 'Cap of the exponential backoff (xpm)' },
   { key: 'stop_exit_codes', target: 'stopExitCodes', type: 'exitCodes', default: [], flag: '--stop-exit-codes <codes>', flagHelp: 'comma-separated exit codes that mean "finished", not crashed: no restart', description: 'Exit codes that mean "finished", not crashed: no restart' },
-  { key: 'cron_restart', aliases: ['cron'], target: 'cronRestart', type: 'cron', default: null, nullable: true, flag: '--cron-restart <expr>', description: 'Restart on a cron schedule, e.g. "0 3 * * *"', pm2: 'An expression that never fires (February 30th) is an error' },
+  { key: 'cron_restart', aliases: ['cron'], target: 'cronRestart', type: 'cron', default: null, nullable: true, flag: '-c, --cron-restart <expr>', description: 'Restart on a cron schedule, e.g. "0 3 * * *"', pm2: 'An expression that never fires (February 30th) is an error' },
   { key: 'max_memory_restart', target: 'maxMemoryRestart', type: 'bytes', min: MiB, default: null, nullable: true, flag: '--max-memory-restart <size>', description: 'Restart an instance whose memory (RSS) goes above this size', pm2: 'A graceful reload in cluster mode; repeated memory restarts count toward errored' },
   { key: 'force', target: 'force', type: 'boolean', default: false, description: 'Starting the app while it runs replaces it with this spec, as `xpm start -f`', pm2: 'Replaces the running app instead of starting a second copy' },
   // Stopping and readiness
@@ -72,7 +72,7 @@ const OPTIONS = [
   { key: 'listen_timeout', target: 'listenTimeout', type: 'duration', default: 8000, flag: '--listen-timeout <duration>', description: 'Time a new instance has to become ready (listening, or `ready` with wait_ready)', pm2Default: '3000 (3s)', pm2: 'An instance not ready in time counts as a crash instead of being taken as ready' },
   { key: 'wait_ready', target: 'waitReady', type: 'boolean', default: false, flag: '--wait-ready', description: 'Ready means the app called process.send(\'ready\'), not just listening' },
   { key: 'shutdown_with_message', target: 'shutdownWithMessage', type: 'boolean', default: false, flag: '--shutdown-with-message', description: 'Stop by sending the message \'shutdown\' over IPC instead of a signal' },
-  { key: 'pid_file', aliases: ['pid'], target: 'pidFile', type: 'path', default: null, nullable: true, description: 'Write the pid of the app\'s process to this file (with several instances: -<instance> before the extension)', pm2Default: '~/.pm2/pids/<name>-<id>.pid', pm2: 'No pid file unless asked for; with one instance the file is exactly the path given' },
+  { key: 'pid_file', aliases: ['pid'], target: 'pidFile', type: 'path', default: null, nullable: true, flag: '-p, --pid <file>', description: 'Write the pid of the app\'s process to this file (with several instances: -<instance> before the extension)', pm2Default: '~/.pm2/pids/<name>-<id>.pid', pm2: 'No pid file unless asked for; with one instance the file is exactly the path given' },
   // Health: probes, watchdog, hooks (docs/health.md)
   { key: 'readiness', target: 'readiness', type: 'probe', default: null, nullable: true, flag: '--readiness <probe>', flagHelp: 'probe that gates online: http:/healthz, http:3000/healthz, tcp:3000, exec:<command> or a JSON object (docs/health.md)', description: 'Probe that must pass before a process is online, at start and for each reload replacement: { http: \'/healthz\' }, { tcp: 3000 } or { exec: \'cmd\' } (xpm)' },
   { key: 'liveness', target: 'liveness', type: 'probe', default: null, nullable: true, flag: '--liveness <probe>', flagHelp: 'probe whose failures restart the process gracefully (same forms as --readiness)', description: 'Probe whose failure_threshold failures in a row restart the process gracefully, reason `liveness: …` (xpm)' },
@@ -103,7 +103,7 @@ const OPTIONS = [
   { key: 'vizion', target: null, type: 'any', quietWhen: false, notice: 'xpm does not collect git metadata of apps (PM2\'s vizion); ignored', description: 'PM2\'s git metadata of the app' },
   { key: 'post_update', target: null, type: 'any', notice: 'xpm does not pull or update code (PM2 Plus); ignored — see docs/deploy.md', description: 'Commands PM2 Plus runs after an update' },
   { key: 'pmx', target: null, type: 'any', quietWhen: false, notice: PLUS, description: 'PM2\'s @pm2/io wrapper' },
-  { key: 'automation', target: null, type: 'any', quietWhen: false, notice: PLUS, description: 'PM2\'s @pm2/io wrapper' },
+  { key: 'automation', target: null, type: 'any', quietWhen: false, flag: '--no-automation', flagHelp: 'accepted for PM2 scripts; xpm has no PM2 Plus wrapper to turn off', notice: PLUS, description: 'PM2\'s @pm2/io wrapper' },
   { key: 'trace', target: null, type: 'any', quietWhen: false, notice: 'transaction tracing is a PM2 Plus feature; xpm does not trace; ignored', description: 'PM2 Plus transaction tracing' },
   { key: 'disable_trace', target: null, type: 'any', quietWhen: true, notice: 'transaction tracing is a PM2 Plus feature; xpm does not trace; ignored', description: 'PM2 Plus transaction tracing' },
   { key: 'v8', target: null, type: 'any', quietWhen: false, notice: PLUS, description: 'PM2 Plus V8 metrics' },
@@ -113,7 +113,7 @@ const OPTIONS = [
   { key: 'install_url', target: null, type: 'any', notice: 'xpm has no module system (PM2 modules are installed from it); ignored', description: 'Where PM2 installs a module from' },
   { key: 'write', target: null, type: 'any', notice: 'it belongs to PM2 modules, which xpm does not have; ignored', description: 'A setting of PM2 modules' },
   { key: 'username', target: null, type: 'any', notice: 'PM2 records who started the app; xpm runs apps as the daemon\'s user, or as uid and gid; ignored', description: 'Who started the app, recorded by PM2' },
-  { key: 'execute_command', target: null, type: 'any', quietWhen: false, notice: 'xpm picks the mode from exec_mode and instances, and runs a command line given as script; ignored', description: 'PM2\'s switch to run the script as a command' }
+  { key: 'execute_command', target: null, type: 'any', quietWhen: false, flag: '-x, --execute-command', flagHelp: 'accepted for PM2 scripts (fork mode); xpm picks the mode from exec_mode and instances', notice: 'xpm picks the mode from exec_mode and instances, and runs a command line given as script; ignored', description: 'PM2\'s switch to run the script as a command' }
 ]
 
 // Top-level keys of an ecosystem file (load-ecosystem.js), for the migration guide's table.

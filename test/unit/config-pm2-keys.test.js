@@ -240,3 +240,12 @@ test('the daemon completes a spec of an earlier xpm with the table\'s defaults, 
   const problems = checkSpec(bad)
   for (const field of ['instanceVar', 'pidFile', 'namespace', 'killRetryTime']) assert.ok(problems.some((p) => p.startsWith(field)), field)
 })
+
+test('PM2 start flags -c, -p, -x and --no-automation map to their keys', () => {
+  const { parseFlags } = require('../../lib/config/validate')
+  const values = parseFlags({ cronRestart: '0 3 * * *', pid: 'app.pid', executeCommand: true, automation: false }, { cwd: '/srv' })
+  assert.equal(values.cron_restart, '0 3 * * *')
+  assert.equal(values.pid_file, '/srv/app.pid')
+  assert.equal(values.execute_command, true)
+  assert.equal(values.automation, false)
+})
