@@ -288,6 +288,9 @@ class Instance extends EventEmitter {
       if (this.spare === spare) this.spare = null
       const cancelled = Boolean(signal?.aborted)
       if (!cancelled) this.emit('replace-failed', { id: this.id, name: this.name, instance: this.index, pid: spare.pid, oldPid: old.pid, cause: reason, reason: err.message })
+      // a spare that listened (readiness probe still failing) may hold keep-alive clients: drain
+      // them as a retiring worker's, so the rollback drops no request
+      spare.send(DRAIN)
       await this.stopHandle(spare, cancelled ? 'cancelled' : `rolled back (${reason})`, { ...this.spec, killTimeout: Math.min(this.spec.killTimeout ?? SPEC_DEFAULTS.killTimeout, 2000) })
       throw err
     }

@@ -13,8 +13,8 @@
 // With an init of the container's own (`docker run --init`, tini, Kubernetes'
 // shareProcessNamespace) the runtime is not PID 1 and none of this applies.
 
-const fs = require('node:fs')
 const path = require('node:path')
+const { isExecutable } = require('../../lib/config/script')
 
 const INIT_SCRIPT = path.join(__dirname, 'init.sh')
 const SHELL = '/bin/sh'
@@ -31,15 +31,6 @@ function planInit ({ pid = process.pid, env = process.env, canExec = typeof proc
   else if (!hasShell()) reason = `there is no ${SHELL} to run xpm's init`
   if (reason) return { action: 'warn', reason }
   return { action: 'exec', file: SHELL, args: [SHELL, INIT_SCRIPT, execPath, ...execArgv, ...argv.slice(1)] }
-}
-
-function isExecutable (file) {
-  try {
-    fs.accessSync(file, fs.constants.X_OK)
-    return true
-  } catch {
-    return false
-  }
 }
 
 // Called first thing by bin/xpm-runtime. Returns null (nothing to say), or the warning to log

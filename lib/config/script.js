@@ -191,4 +191,4 @@ function nodeShebang (line) {
   return { nodeArgs: words.slice(i + 1).filter((w) => w.startsWith('-')) }
 }
 
-module.exports = { resolveScript, inferInterpreter, isNodeRuntime, normalizeInterpreter, whichSync, defaultName, nodeShebang, nodeCommandLine }
+module.exports = { resolveScript, inferInterpreter, isNodeRuntime, normalizeInterpreter, whichSync, defaultName, nodeShebang, nodeCommandLine, isExecutable }

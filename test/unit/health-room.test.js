@@ -7,37 +7,7 @@ const assert = require('node:assert/strict')
 const { EventEmitter } = require('node:events')
 const { createHealth } = require('../../daemon/health')
 const { parseProbe } = require('../../lib/config/health-types')
-
-function fakeTime () {
-  let t = 0
-  const pending = new Set()
-  return {
-    now: () => t,
-    clock: {
-      setTimeout (fn, ms) {
-        const timer = { at: t + ms, fn, unref () { return this } }
-        pending.add(timer)
-        return timer
-      },
-      clearTimeout (timer) { pending.delete(timer) }
-    },
-    async advance (ms) {
-      const end = t + ms
-      for (;;) {
-        await new Promise((resolve) => setImmediate(resolve))
-        let next = null
-        for (const timer of pending) if (timer.at <= end && (!next || timer.at < next.at)) next = timer
-        if (!next) break
-        pending.delete(next)
-        t = next.at
-        next.fn()
-      }
-      t = end
-      await new Promise((resolve) => setImmediate(resolve))
-    },
-    get pending () { return pending.size }
-  }
-}
+const { fakeClock: fakeTime } = require('../helpers/fake-clock')
 
 function world (spec) {
   const supervisor = new EventEmitter()

@@ -7,6 +7,8 @@ const assert = require('node:assert/strict')
 const { EventEmitter } = require('node:events')
 const { judgeLoop, judgeHeap, windowFor } = require('../../daemon/policies/watchdog')
 const { createWatchdog, TICK_MS } = require('../../daemon/policies/watchdog-room')
+const { fakeClock } = require('../helpers/fake-clock')
+const fakeTime = () => { const c = fakeClock(); return Object.assign(c, { advance: c.advanceSync }) }
 
 const reports = (list) => list.map(([at, p99]) => ({ at, p99 }))
 
@@ -50,34 +52,6 @@ test('max_heap: over the limit in two reports in a row', () => {
   assert.equal(judgeHeap({ limit, heaps: [limit - 1, limit + 1] }), null)
   assert.deepEqual(judgeHeap({ limit, heaps: [1, limit + 1, 150 * 1024 * 1024] }), { heapUsed: 150 * 1024 * 1024, reason: 'heap (150.0M > 100M)' })
 })
-
-function fakeTime () {
-  let t = 0
-  const pending = new Set()
-  return {
-    now: () => t,
-    clock: {
-      setTimeout (fn, ms) {
-        const timer = { at: t + ms, fn, unref () { return this } }
-        pending.add(timer)
-        return timer
-      },
-      clearTimeout (timer) { pending.delete(timer) }
-    },
-    advance (ms) {
-      const end = t + ms
-      for (;;) {
-        let next = null
-        for (const timer of pending) if (timer.at <= end && (!next || timer.at < next.at)) next = timer
-        if (!next) break
-        pending.delete(next)
-        t = next.at
-        next.fn()
-      }
-      t = end
-    }
-  }
-}
 
 function world (spec) {
   const supervisor = new EventEmitter()

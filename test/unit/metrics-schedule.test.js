@@ -6,40 +6,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { createMetrics, SCHEDULE_CMD } = require('../../daemon/metrics')
 
-const settle = async () => {
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
-}
-
-function fakeTime () {
-  let t = 0
-  const pending = new Set()
-  return {
-    now: () => t,
-    timers: {
-      setTimeout (fn, ms) {
-        const timer = { at: t + Math.max(0, ms), fn, unref () { return this }, hasRef: () => false }
-        pending.add(timer)
-        return timer
-      },
-      clearTimeout (timer) { pending.delete(timer) }
-    },
-    // Runs every timer due within ms, in order, letting each round finish before the next.
-    async advance (ms) {
-      const end = t + ms
-      await settle()
-      for (;;) {
-        let next = null
-        for (const timer of pending) if (timer.at <= end && (!next || timer.at < next.at)) next = timer
-        if (!next) break
-        pending.delete(next)
-        t = next.at
-        next.fn()
-        await settle()
-      }
-      t = end
-    }
-  }
-}
+const { fakeClock: fakeTime, settle } = require('../helpers/fake-clock')
 
 function setup ({ gate = null, ...options } = {}) {
   const time = fakeTime()
