@@ -208,7 +208,24 @@ function createPolicies ({ supervisor, metrics, logger, home = null, now = () =>
 
   const watchdog = createWatchdog({ supervisor, restartFor, isLive: restartable, logger, now, clock })
 
-  supervisor.on('change', sync)
+  // A burst of changes (100 apps starting) costs one pass over the apps, on the next turn.
+  let syncPending = false
+  const syncSoon = () => {
+    if (syncPending) return
+    syncPending = true
+    setImmediate(() => {
+      if (!syncPending) return
+      syncPending = false
+      sync()
+    })
+  }
+  const syncNow = () => {
+    if (!syncPending) return
+    syncPending = false
+    sync()
+  }
+
+  supervisor.on('change', syncSoon)
   supervisor.on('status', onStatus)
   supervisor.on('command', onCommand)
   metrics?.on('sample', onSample)
@@ -217,16 +234,19 @@ function createPolicies ({ supervisor, metrics, logger, home = null, now = () =>
 
   return {
     // For show/tests: what is armed right now.
-    state: () => ({
-      watching: [...watchers.keys()],
-      cron: Object.fromEntries([...crons].map(([name, c]) => [name, c.handle.nextRun()?.toISOString() ?? null])),
-      live: [...live]
-    }),
+    state: () => {
+      syncNow()
+      return {
+        watching: [...watchers.keys()],
+        cron: Object.fromEntries([...crons].map(([name, c]) => [name, c.handle.nextRun()?.toISOString() ?? null])),
+        live: [...live]
+      }
+    },
     restartFor,
     close () {
       closed = true
       watchdog.close()
-      supervisor.off('change', sync)
+      supervisor.off('change', syncSoon)
       supervisor.off('status', onStatus)
       supervisor.off('command', onCommand)
       metrics?.off('sample', onSample)
