@@ -1,7 +1,6 @@
 'use strict'
 
 const { EventEmitter } = require('node:events')
-const path = require('node:path')
 const { XpmError } = require('../lib/errors')
 const { App } = require('./model/app')
 const { Instance } = require('./model/instance')
@@ -9,6 +8,8 @@ const { launcherFor } = require('./launchers')
 const { projector, wants } = require('../lib/process-fields')
 const { waitForDependencies, inReverseDependencyOrder, chainDepth, refuseCycles } = require('./dependencies')
 const { SPEC_DEFAULTS } = require('../lib/config/spec-defaults')
+const { resolveTargets, appNamed } = require('./targets')
+const { lastErrorLines } = require('./logs/last-error-lines')
 
 // The registry of apps and the commands on them. A command resolves its target to instances,
 // groups them by app and hands each app its part: apps run their parts at the same time (each
@@ -53,40 +54,9 @@ class Supervisor extends EventEmitter {
     return out.sort((a, b) => a.id - b.id)
   }
 
-  // A target → the instances it names, in id order. A target is 'all', an app name, a process
-  // id, a namespace (apps without one are in 'default'), a script (its absolute path, a path
-  // ending it, or its file name), or an array of these (the union). Names win over namespaces
-  // and scripts. Regular expressions are expanded to names by the CLI, never run here (a
-  // pathological pattern would block the event loop). A target that matches nothing throws
-  // XPM_ERR_APP_NOT_FOUND naming it; so does 'all' with no process, unless allowEmpty.
+  // A target → the instances it names, in id order (daemon/targets.js).
   resolve (target, { allowEmpty = false } = {}) {
-    const targets = Array.isArray(target) ? target : [target]
-    const found = new Set()
-    for (const t of targets) for (const inst of this.resolveOne(String(t), allowEmpty)) found.add(inst)
-    return [...found].sort((a, b) => a.id - b.id)
-  }
-
-  resolveOne (target, allowEmpty) {
-    if (target === 'all') {
-      const all = this.allInstances()
-      if (all.length || allowEmpty) return all
-      throw new XpmError('XPM_ERR_APP_NOT_FOUND', 'Nothing matches "all": no app is managed', { details: { target } })
-    }
-    const app = this.apps.get(target)
-    if (app) return [...app.instances]
-    if (/^\d+$/.test(target)) {
-      const found = this.allInstances().find((i) => i.id === Number(target))
-      if (found) return [found]
-    }
-    const apps = [...this.apps.values()]
-    const inNamespace = apps.filter((a) => (a.spec.namespace ?? 'default') === target)
-    if (inNamespace.length) return inNamespace.flatMap((a) => a.instances)
-    const byScript = apps.filter((a) => scriptMatches(a.spec.script, target))
-    if (byScript.length) return byScript.flatMap((a) => a.instances)
-    const known = [...this.apps.keys()]
-    throw new XpmError('XPM_ERR_APP_NOT_FOUND',
-      `No app, process id, namespace or script "${target}"` + (known.length ? ` (known apps: ${known.join(', ')})` : ' (no apps are managed)'),
-      { details: { target } })
+    return resolveTargets(this.apps, target, { allowEmpty })
   }
 
   // The apps a target names, in the order of their first instance.
@@ -95,10 +65,7 @@ class Supervisor extends EventEmitter {
   }
 
   app (name) {
-    const app = this.apps.get(String(name))
-    if (app) return app
-    const known = [...this.apps.keys()]
-    throw new XpmError('XPM_ERR_APP_NOT_FOUND', `No app "${name}"` + (known.length ? ` (known apps: ${known.join(', ')})` : ' (no apps are managed)'), { details: { target: name } })
+    return appNamed(this.apps, name)
   }
 
   // Runs fn(app, itsInstances) for every app the target names, all apps at once. With
@@ -211,21 +178,8 @@ class Supervisor extends EventEmitter {
     this.emit('change')
   }
 
-  // The last lines a process that failed to start wrote on stderr, so the CLI can show why
-  // (a missing module, a port in use) without a trip to `xpm logs`.
-  async lastErrorLines (inst, count = 5) {
-    if (!this.logSink) return []
-    const stderr = inst.handle?.stderr
-    if (stderr && !stderr.closed) {
-      await new Promise((resolve) => {
-        const timer = setTimeout(resolve, 300)
-        stderr.once('close', () => { clearTimeout(timer); resolve() })
-      })
-    }
-    const lines = (await this.logSink.tail({ ids: new Set([inst.id]), streams: new Set(['err']) }, 40).catch(() => [])).map((l) => l.line)
-    // Prefer the thrown error's own line ("Error: Cannot find module 'x'") over Node's trailer.
-    const thrown = lines.findIndex((l) => /^\s*(\w*Error|Uncaught)\b/.test(l))
-    return thrown === -1 ? lines.slice(-count) : lines.slice(thrown, thrown + count)
+  lastErrorLines (inst) {
+    return lastErrorLines(this.logSink, inst)
   }
 
   // ---- commands -----------------------------------------------------------------------------
@@ -403,16 +357,6 @@ function announce (onProgress, specs, { stop, start, depth = 1 }) {
   onProgress({ type: 'begin', expectMs })
 }
 
-// Whether an app's script is the one a target names: its absolute path, a relative path that
-// ends it (`test/echo.js`), or its file name (`echo.js`), as PM2 users type it.
-function scriptMatches (script, target) {
-  if (typeof script !== 'string' || !target) return false
-  if (path.isAbsolute(target)) return path.normalize(target) === script
-  const relative = path.normalize(target)
-  if (relative.startsWith('..')) return false
-  return relative.includes(path.sep) ? script.endsWith(path.sep + relative) : path.basename(script) === relative
-}
-
 // The start of an app with autostart: false says it was registered, not started.
 function registered (spec, result) {
   return spec.autostart === false && result.action !== 'already running' ? { ...result, action: 'registered, not started (autostart: false)' } : result
@@ -425,4 +369,4 @@ function merge (results, keys) {
   return out
 }
 
-module.exports = { Supervisor, scriptMatches }
+module.exports = { Supervisor }

@@ -5,7 +5,8 @@
 // restart, the stderr marker of `xpm logs`, a date format without --time.
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { Supervisor, scriptMatches } = require('../../daemon/supervisor')
+const { Supervisor } = require('../../daemon/supervisor')
+const { scriptMatches } = require('../../daemon/targets')
 const { fakeLauncher, fakeSpec } = require('../helpers/fake-launcher')
 const { expandTargets, wire, regexOf } = require('../../lib/cli/targets')
 const { renderMiniList, sortRows, parseSort } = require('../../lib/cli/render-list')
