@@ -1,0 +1,27 @@
+'use strict'
+
+const { STATUS } = require('../process-state')
+
+// The one place that answers "is this instance wanted up / up / ready" for every room that asks
+// (prometheus, /readyz, depends_on, health, policies, persistence). "Wanted" comes from the
+// intent the user set (Instance#wanted, written by the App's commands only), never from a status.
+
+function isWantedUp (instance) {
+  if (typeof instance.wanted === 'boolean') return instance.wanted
+  return instance.status !== STATUS.STOPPED && instance.status !== STATUS.STOPPING // until every command writes the intent
+}
+
+// A process of the slot runs and took the slot (launching or online).
+function isUp (instance) {
+  return instance.status === STATUS.ONLINE || instance.status === STATUS.LAUNCHING
+}
+
+// Ready to take traffic: online (start-up readiness passed: listening, the `ready` message with
+// wait_ready, or the agent's boot, then the readiness probe if any; daemon/wait-ready.js) and,
+// with a readiness probe, still passing it (daemon/health marks an online process not ready
+// after failure_threshold failures in a row).
+function isReady (instance) {
+  return instance.status === STATUS.ONLINE && (instance.readiness?.ready ?? true)
+}
+
+module.exports = { isWantedUp, isUp, isReady }
