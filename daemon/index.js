@@ -16,6 +16,7 @@ const { createHealth } = require('./health')
 const { createProber } = require('./health/probes')
 const { createJournal } = require('./journal')
 const { createHooks } = require('./hooks')
+const { DaemonPhase } = require('./phase')
 const { version } = require('../package.json')
 
 // The daemon: one per XPM_HOME, the cluster primary of every clustered app.
@@ -53,6 +54,7 @@ async function main (options = {}) {
   const health = createHealth({ supervisor, policies, prober, logger })
   const journal = createJournal({ supervisor, logSink, dir: journalDir, logger })
   const hooks = createHooks({ supervisor, logger })
+  const phase = new DaemonPhase()
   const persistence = createPersistence({ paths, supervisor, logger, version, resurrect: options.resurrect, keepState: !options.runtime })
   await persistence.prepare()
   // /metrics, /livez, /readyz: off unless XPM_METRICS names an address (xpm-runtime opens its
@@ -65,6 +67,7 @@ async function main (options = {}) {
   const shutdown = async () => {
     if (shuttingDown) return
     shuttingDown = true
+    phase.shutDown()
     supervisor.beginClose()
     logger.info({ event: 'shutdown' }, 'stopping every app')
     // The socket keeps answering until the process exits: a command sent now gets
@@ -89,7 +92,7 @@ async function main (options = {}) {
     process.exit(options.exitCode?.() ?? 0)
   }
 
-  const methods = createMethods({ supervisor, logSink, metrics, shutdown, version, persistence, journal })
+  const methods = createMethods({ supervisor, logSink, metrics, shutdown, version, persistence, journal, phase })
   const { server } = createServer({ methods, version, logger, hello: persistence.hello })
   let socketId = await listenOnSocket(server, paths.socket)
 
@@ -115,7 +118,7 @@ async function main (options = {}) {
   }
   lock.setDescribe(async () => {
     if (!shuttingDown) await ensureSocket()
-    return { pid: process.pid, state: shuttingDown ? 'closing' : 'running' }
+    return { pid: process.pid, state: shuttingDown ? 'closing' : 'running', phase: phase.name }
   })
   try {
     socketWatcher = fs.watch(paths.home, (event, name) => { if (name === 'daemon.sock') ensureSocket() })
@@ -135,7 +138,8 @@ async function main (options = {}) {
   process.on('uncaughtException', (err) => logger.error({ event: 'error', err }, 'uncaught exception'))
   process.on('unhandledRejection', (err) => logger.error({ event: 'error', err }, 'unhandled rejection'))
   logger.info({ event: 'start', pid: process.pid, version, home: paths.home, node: process.version }, 'daemon started')
-  persistence.run().catch((err) => logger.error({ event: 'error', err }, 'restoring the saved state failed'))
+  persistence.run({ recovered: () => phase.serve() }).catch((err) => logger.error({ event: 'error', err }, 'restoring the saved state failed'))
+    .finally(() => phase.serve())
     .finally(() => { if (!options.runtime) endpoint?.markStarted() }) // the runtime says when its apps are started
   return { daemonEnv, supervisor, shutdown, endpoint }
 }

@@ -86,7 +86,10 @@ function inTurnAll (methods) {
   return out
 }
 
-function createMethods ({ supervisor, logSink, metrics, shutdown, version, persistence = null, journal = null }) {
+// phase: the daemon's phase (daemon/phase.js): a command that changes something waits for a
+// recovery to end and is refused once the daemon shuts down; its reply waits for the intent it
+// recorded to be on disk (persistence.flush).
+function createMethods ({ supervisor, logSink, metrics, shutdown, version, persistence = null, journal = null, phase = null }) {
   const journalMethods = journal ? require('./journal/methods').createJournalMethods({ supervisor, journal, target }) : null
   // Specs from the socket: every value checked as the CLI checks it, then the paths (async).
   const specsFor = async (params, { capacity = true } = {}) => {
@@ -97,20 +100,32 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
   }
 
   const progressTo = (conn) => (event) => conn.push('progress', event)
+  const admit = () => phase?.admit()
+  // the intent a command recorded is saved (coalesced) before it is acknowledged
+  const saved = (fn) => async (...args) => {
+    const result = await fn(...args)
+    await persistence?.flush?.()
+    return result
+  }
+  const changing = (methods) => Object.fromEntries(Object.entries(methods).map(([name, fn]) => [name, saved(async (params, conn) => {
+    await admit()
+    return fn(params, conn)
+  })]))
 
   return {
     ping: () => ({ pong: true, pid: process.pid, version, uptime: Math.round(process.uptime() * 1000) }),
 
     // Long operations push a 'progress' event per process as it comes online (or fails).
-    start: (params, conn) => {
+    start: saved((params, conn) => {
       const force = optionalBoolean(params, 'force', false)
-      return inTurn(conn, () => specsFor(params), (specs) => supervisor.start(specs, { force, onProgress: progressTo(conn) }))
-    },
-    startTarget: (params, conn) => inTurn(conn, () => target(params), (name) => supervisor.startTarget(name, { onProgress: progressTo(conn) })),
-    stop: (params, conn) => inTurn(conn, () => target(params), (name) => supervisor.stop(name, { onProgress: progressTo(conn) })),
+      return inTurn(conn, async () => { await admit(); return specsFor(params) }, (specs) => supervisor.start(specs, { force, onProgress: progressTo(conn) }))
+    }),
+    startTarget: saved((params, conn) => inTurn(conn, async () => { await admit(); return target(params) }, (name) => supervisor.startTarget(name, { onProgress: progressTo(conn) }))),
+    stop: saved((params, conn) => inTurn(conn, async () => { await admit(); return target(params) }, (name) => supervisor.stop(name, { onProgress: progressTo(conn) }))),
     // specs: new specs for the apps (by name); rename: a new name for the one app the target names.
-    restart: (params, conn) => {
+    restart: saved((params, conn) => {
       const check = async () => {
+        await admit()
         const name = target(params)
         if (params.rename !== undefined && (typeof params.rename !== 'string' || !Array.isArray(params.specs) || params.specs.length !== 1)) {
           throw bad('`rename` to be the new name, with `specs` holding the one renamed spec', params.rename)
@@ -122,8 +137,8 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
       return inTurn(conn, check, ({ name, specs }) => params.rename !== undefined
         ? supervisor.rename(name, specs[0], { onProgress: progressTo(conn) })
         : supervisor.restart(name, { specs, onProgress: progressTo(conn) }))
-    },
-    delete: (params, conn) => inTurn(conn, () => target(params), (name) => supervisor.delete(name, { onProgress: progressTo(conn) })),
+    }),
+    delete: saved((params, conn) => inTurn(conn, async () => { await admit(); return target(params) }, (name) => supervisor.delete(name, { onProgress: progressTo(conn) }))),
     // Figures older than ~2 s are sampled first; a `fields` list keeps the reply to what is shown.
     list: async (params) => {
       const fields = optionalFields(params)
@@ -141,11 +156,11 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
     // `xpm why`: the restart journal of an app or a process, newest first
     ...(journalMethods && { why: (params) => journalMethods.why(params) }),
 
-    reload: (params, conn) => {
+    reload: saved((params, conn) => {
       const name = target(params)
-      const check = () => params.specs === undefined || params.specs === null ? null : specsFor(params, { capacity: false })
+      const check = async () => { await admit(); return params.specs === undefined || params.specs === null ? null : specsFor(params, { capacity: false }) }
       return inTurn(conn, check, (specs) => supervisor.reload(name, { specs, onStep: (step) => conn.push('reload.step', step) }))
-    },
+    }),
 
     // Live process list (about 1 Hz, after each metrics sample) and log lines for `xpm monit`.
     // A processes subscriber keeps the metrics at the full rate until it goes (metrics.watch()).
@@ -200,17 +215,20 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
       await Promise.all(names.map((n) => logSink?.flush(n)))
     },
     reloadLogs: () => logSink?.reopen(),
-    ...persistence?.methods, // save, resurrect, prepareUpdate, ackRestored
-    ...(persistence?.methods?.save && {
+    ...persistence?.methods, // ackRestored
+    ...(persistence?.methods && changing({
       save: (params, conn) => {
         optionalBoolean(params, 'force', false)
         return persistence.methods.save(params, conn)
-      }
-    }),
-    ...inTurnAll(require('./policies/methods').createPolicyMethods({ supervisor, target })), // scale, sendSignal, reset
+      },
+      resurrect: (params, conn) => persistence.methods.resurrect(params, conn),
+      prepareUpdate: (params, conn) => persistence.methods.prepareUpdate(params, conn)
+    })),
+    ...changing(inTurnAll(require('./policies/methods').createPolicyMethods({ supervisor, target }))), // scale, sendSignal, reset
 
     // Replies at once; no command is taken from then on (see Supervisor.close).
     kill: (params, conn) => inTurn(conn, null, () => {
+      phase?.shutDown()
       supervisor.beginClose()
       setImmediate(shutdown)
       return { stopping: supervisor.allInstances().length }

@@ -10,6 +10,7 @@ const { waitForDependencies, inReverseDependencyOrder, chainDepth, refuseCycles 
 const { SPEC_DEFAULTS } = require('../lib/config/spec-defaults')
 const { resolveTargets, appNamed } = require('./targets')
 const { lastErrorLines } = require('./logs/last-error-lines')
+const { shuttingDown } = require('./phase')
 
 // The registry of apps and the commands on them. A command resolves its target to instances,
 // groups them by app and hands each app its part: apps run their parts at the same time (each
@@ -38,8 +39,10 @@ class Supervisor extends EventEmitter {
       newInstance: (app, index, id) => this.newInstance(app, index, id),
       emit: (event, data) => this.emit(event, data),
       forget: (app) => this.forget(app),
+      closing: () => this.closing,
       lastErrorLines: (inst) => this.lastErrorLines(inst)
     }
+    this.on('intent', () => this.emit('change'))
     this.on('removed', (inst) => {
       this.metrics?.untrack(inst.id)
       this.releaseId(inst)
@@ -84,7 +87,7 @@ class Supervisor extends EventEmitter {
   }
 
   refuseWhenClosing () {
-    if (this.closing) throw new XpmError('XPM_ERR_SHUTTING_DOWN', 'The xpm daemon is shutting down (xpm kill); it takes no new commands')
+    if (this.closing) throw shuttingDown()
   }
 
   // ---- the model's wiring -------------------------------------------------------------------
@@ -225,9 +228,22 @@ class Supervisor extends EventEmitter {
     }
   }
 
+  // A restore (crash recovery, update, resurrect, boot): the registered apps' processes are
+  // brought to the intent already recorded, with depends_on as a start honours it.
+  converge (apps) {
+    this.refuseWhenClosing()
+    const starts = new Map()
+    const dependenciesOf = (spec) => spec.dependsOn?.length ? (signal) => waitForDependencies(this, spec, starts, signal) : null
+    return apps.map((app) => {
+      const started = app.start({ converge: true, dependencies: dependenciesOf(app.spec) })
+      starts.set(app.name, started)
+      return started
+    })
+  }
+
   async startTarget (target, { onProgress = null } = {}) {
     const results = await this.eachApp(target, (app, instances) => app.start({ instances, onProgress }), { onProgress, start: true })
-    return merge(results, ['ids', 'failures', 'alreadyOnline', 'finished'])
+    return merge(results, ['ids', 'failures', 'alreadyOnline', 'finished', 'skipped'])
   }
 
   // Dependents stop before the apps they depend on (depends_on), unrelated apps at once.
@@ -241,7 +257,7 @@ class Supervisor extends EventEmitter {
     const results = await this.eachApp(target, (app, instances) => app.restart(instances, {
       onProgress, spec: specs?.find((s) => s.name === app.name) ?? null
     }), { onProgress, stop: true, start: true })
-    return merge(results, ['ids', 'failures', 'finished'])
+    return merge(results, ['ids', 'failures', 'finished', 'skipped'])
   }
 
   // `xpm restart <app> --name <new>`: the app is stopped and forgotten, then created anew under

@@ -5,6 +5,8 @@ const { STATUS } = require('../process-state')
 const { OpLane } = require('./op-lane')
 const { reloadInstances } = require('../reload')
 const { planScale, scaleTarget, parseScaleChange } = require('../policies/scale')
+const { isWantedUp } = require('./predicates')
+const { shuttingDown } = require('../phase')
 
 // One app: its spec, its instances and the queue of operations on them. Every command that
 // changes the app goes through run() (see overlap-rules.js for how commands overlap); only this
@@ -17,13 +19,29 @@ class App {
     this.instances = []
     this.hub = hub // { launcherFor(spec), newInstance(app, index, id), emit(event, data), forget(app), lastErrorLines(instance) }
     this.lane = new OpLane(spec.name)
+    // The app's part of the intent: `deleting` once a delete of the whole app is accepted (it is
+    // no longer defined, even while its processes stop), `desiredSpec` the spec the last accepted
+    // command asked for (the operations apply it to `spec` in turn). Instances hold their own.
     this.deleting = false
     this.deleted = false
+    this.desiredSpec = spec
   }
 
-  // Whether some instance is wanted up (not stopped by the user, not given up on).
+  // Whether the user wants some instance of this app up (the intent, never a status).
   get running () {
-    return this.instances.some((i) => i.status !== STATUS.STOPPED && i.status !== STATUS.ERRORED)
+    return this.instances.some(isWantedUp)
+  }
+
+  // The instances that are part of the intent (not being removed by a scale-down or a delete).
+  get kept () {
+    return this.instances.filter((i) => !i.removing)
+  }
+
+  // A command was accepted: record what it asks for, at once (the state keeper saves it before
+  // the command is acknowledged; docs/architecture.md, "Intent").
+  want (instances, wanted, { by = wanted ? 'start' : 'stop', removing = false } = {}) {
+    for (const inst of instances) inst.setIntent({ wanted, removing: removing || inst.removing, by })
+    this.hub.emit('intent', { app: this.name })
   }
 
   get launcher () {
@@ -36,9 +54,13 @@ class App {
     this.hub.emit('change')
   }
 
+  // Nothing brings processes up once the daemon shuts down (a restore finishing during
+  // `xpm kill`, a policy restart): only stops and deletes still run then.
   run (kind, fn, options) {
+    if (this.hub.closing?.() && !TAKE_DOWN.has(kind)) return Promise.reject(shuttingDown())
     return this.lane.run(kind, async (signal) => {
       if (this.deleted) throw notFound(this.name)
+      if (this.hub.closing?.() && !TAKE_DOWN.has(kind)) throw shuttingDown()
       return fn(signal)
     }, options)
   }
@@ -59,13 +81,25 @@ class App {
   }
 
   // A new spec keeps instance ids when the count is unchanged, adds or removes trailing ones
-  // otherwise. Removed instances must be stopped by the caller.
+  // otherwise. New instances are wanted up when the app is; removed ones are marked (no longer
+  // part of the intent) and stay listed until retire() has stopped them.
   applySpec (spec) {
     this.spec = spec
-    const plan = planScale(this.instances.map((i) => i.index), spec.instances)
-    const removed = this.instances.filter((i) => plan.remove.includes(i.index))
-    this.removeInstances(removed)
-    return { added: this.addInstances(plan.add), removed }
+    const plan = planScale(this.kept.map((i) => i.index), spec.instances)
+    const removed = this.kept.filter((i) => plan.remove.includes(i.index))
+    const wanted = this.running
+    this.want(removed, false, { by: 'scale', removing: true })
+    const added = this.addInstances(plan.add)
+    if (wanted) this.want(added, true)
+    return { added, removed }
+  }
+
+  // Stops instances that are no longer part of the intent, then takes them out of the list: a
+  // process that takes kill_timeout to exit stays visible (and saved for a later daemon to
+  // reap) until it has.
+  async retire (removed, cause = 'scale') {
+    await Promise.all(removed.map((i) => i.stop(cause)))
+    this.removeInstances(removed.filter((i) => this.instances.includes(i)))
   }
 
   // ---- operations -------------------------------------------------------------------------
@@ -74,11 +108,17 @@ class App {
   // stopped and started with the new spec). Without: starts the given instances (default all).
   // dependencies(signal): resolves once the apps this one depends on are ready (depends_on, see
   // Supervisor.start); awaited in this operation, so a stop or delete meanwhile cancels it.
-  start ({ spec = null, force = false, instances = null, onProgress = null, dependencies = null } = {}) {
+  // converge: a restore bringing the processes to an intent already recorded: only the
+  // instances still wanted when the operation runs are started, and the intent is not changed.
+  start ({ spec = null, force = false, instances = null, onProgress = null, dependencies = null, converge = false } = {}) {
+    const running = this.running
+    if (!converge && !(spec && running && !force)) {
+      if (spec) this.desiredSpec = spec
+      this.want(instances ?? this.kept, true)
+    }
     return this.run('start', async (signal) => {
       let action = 'started'
       if (spec) {
-        const running = this.running
         if (running && !force) return { name: this.name, action: 'already running', ids: this.ids(), failures: [] }
         if (running) {
           action = 'restarted'
@@ -86,14 +126,14 @@ class App {
           signal.throwIfAborted()
         }
         const { removed } = this.applySpec(spec)
-        await Promise.all(removed.map((i) => i.stop()))
+        await this.retire(removed)
         signal.throwIfAborted()
       }
       if (dependencies) {
         await dependencies(signal)
         signal.throwIfAborted()
       }
-      const targets = (instances ?? this.instances).filter((i) => this.instances.includes(i))
+      const targets = (instances ?? this.kept).filter((i) => this.instances.includes(i) && (!converge || i.wanted))
       const alreadyOnline = targets.filter((i) => i.status === STATUS.ONLINE).map((i) => i.id)
       return { name: this.name, action, alreadyOnline, ...(await this.launchAll(targets, signal, onProgress)) }
     })
@@ -104,6 +144,7 @@ class App {
   // stop_exit_codes) has finished its job: `finished`, not a failure.
   async launchAll (instances, signal, onProgress = null, start = (i) => i.start(signal)) {
     const finished = []
+    const skipped = [] // stopped or deleted by a later command meanwhile: not a failure of this one
     const outcomes = await Promise.allSettled(instances.map(async (inst) => {
       try {
         await start(inst)
@@ -112,6 +153,11 @@ class App {
         if (!signal.aborted && inst.status === STATUS.STOPPED && inst.lastExit?.code === 0 && !inst.lastExit.signal) {
           finished.push(inst.id)
           onProgress?.({ type: 'finished', app: this.name, id: inst.id, instance: inst.index, code: 0 })
+          return
+        }
+        if (!signal.aborted && err.details?.intent) {
+          skipped.push(inst.id)
+          onProgress?.({ type: 'skipped', app: this.name, id: inst.id, instance: inst.index, reason: err.message })
           return
         }
         if (!signal.aborted) onProgress?.({ type: 'failed', app: this.name, id: inst.id, instance: inst.index, reason: err.message })
@@ -125,35 +171,49 @@ class App {
       const inst = instances[n]
       failures.push({ id: inst.id, instance: inst.index, message: o.reason.message, stderr: await this.hub.lastErrorLines(inst) })
     }
-    return { ids: instances.map((i) => i.id), failures, finished }
+    return { ids: instances.map((i) => i.id), failures, finished, ...(skipped.length ? { skipped } : {}) }
   }
 
   // after: a promise to wait for, in the operation, before the processes are stopped (the stops
   // of the apps that depend on this one: depends_on); the operation is queued at once all the same.
+  // The whole app: every operation on it is cancelled (overlap-rules.js). Some of its instances:
+  // only the work on those is cancelled (their intent aborts it) and they stop at once; the
+  // operation under way goes on with the others.
   stop (instances = this.instances, kind = 'stop', { after = null } = {}) {
+    this.want(instances, false, { by: kind })
     this.hub.emit('command', { type: 'stop', instances }) // policies: a user stop also stops watch and cron
-    return this.run(kind, async () => {
+    const stopAll = async () => {
       if (after) await after
       await Promise.all(instances.map((i) => i.stop(kind)))
       return { ids: instances.map((i) => i.id) }
-    })
+    }
+    if (this.isPart(instances)) return this.lane.runBeside(kind, stopAll)
+    return this.run(kind, stopAll)
+  }
+
+  // Whether `instances` leave some instance of the app out.
+  isPart (instances) {
+    return !this.instances.every((i) => instances.includes(i))
   }
 
   // With a spec (a restart from an ecosystem file, or with changed options) the app takes it
   // first; instances it adds are started, the ones it removes stopped.
-  restart (instances = this.instances, { reason = 'manual', onProgress = null, spec = null } = {}) {
+  // A restart of a stopped instance starts it (as PM2's): the targets are wanted up.
+  restart (instances = this.kept, { reason = 'manual', onProgress = null, spec = null } = {}) {
+    if (spec) this.desiredSpec = spec
+    this.want(instances.filter((i) => !i.removing), true)
     return this.run('restart', async (signal) => {
       let added = []
       if (spec) {
         const change = this.applySpec(spec)
         added = change.added
-        await Promise.all(change.removed.map((i) => i.stop()))
+        await this.retire(change.removed)
         signal.throwIfAborted()
       }
       const targets = instances.filter((i) => this.instances.includes(i))
       const restarted = await this.launchAll(targets, signal, onProgress, (i) => i.restart(reason, signal))
       if (!added.length) return restarted
-      const started = await this.launchAll(added, signal, onProgress)
+      const started = await this.launchAll(added.filter((i) => i.wanted), signal, onProgress)
       return { ids: [...restarted.ids, ...started.ids], failures: [...restarted.failures, ...started.failures], finished: [...restarted.finished, ...started.finished] }
     })
   }
@@ -161,7 +221,9 @@ class App {
   // See reload.js. Policy restarts pass a coalesce key: a burst of them costs one reload.
   // Each job that ran says how it ended ('reloaded': success, failed or cancelled; the
   // xpm_reloads_total counter of daemon/prometheus).
-  reload (instances = this.instances, { spec = null, reason = 'reload', onStep = () => {}, coalesce = null } = {}) {
+  reload (instances = this.kept, { spec = null, reason = 'reload', onStep = () => {}, coalesce = null } = {}) {
+    if (spec) this.desiredSpec = spec
+    if (spec) this.hub.emit('intent', { app: this.name })
     return this.run('reload', async (signal) => {
       try {
         const result = await reloadInstances(this, instances, { spec, reason, onStep, signal })
@@ -176,18 +238,21 @@ class App {
 
   // `xpm scale`: the change as typed ('4', '+2', '-1'). New instances start when the app runs.
   scale (change) {
+    const parsed = typeof change === 'object' ? change : parseScaleChange(change)
     return this.run('scale', async (signal) => {
-      const from = this.instances.length
-      const to = scaleTarget(from, typeof change === 'object' ? change : parseScaleChange(change))
+      const from = this.kept.length
+      const to = scaleTarget(from, parsed)
       const running = this.running
-      const plan = planScale(this.instances.map((i) => i.index), to)
-      const removed = this.instances.filter((i) => plan.remove.includes(i.index))
+      const plan = planScale(this.kept.map((i) => i.index), to)
+      const removed = this.kept.filter((i) => plan.remove.includes(i.index))
       this.spec = { ...this.spec, instances: to }
-      this.removeInstances(removed)
+      this.desiredSpec = { ...this.desiredSpec, instances: to }
+      this.want(removed, false, { by: 'scale', removing: true })
       const added = this.addInstances(plan.add)
-      await Promise.all(removed.map((i) => i.stop('scale')))
+      if (running) this.want(added, true)
+      await this.retire(removed)
       signal.throwIfAborted()
-      const started = running && added.length ? await this.launchAll(added, signal) : { failures: [] }
+      const started = running && added.length ? await this.launchAll(added.filter((i) => i.wanted), signal) : { failures: [] }
       return {
         name: this.name,
         from,
@@ -201,20 +266,24 @@ class App {
   }
 
   // Removes the given instances (all: the app itself) once they are stopped.
+  // Some instances: they are removed from the intent at once and stopped beside the operation
+  // under way (as a stop of some instances); the whole app: no longer defined, every operation
+  // cancelled.
   delete (instances = this.instances, { after = null } = {}) {
-    const whole = this.instances.every((i) => instances.includes(i))
+    const whole = !this.isPart(instances)
     if (whole) this.deleting = true
+    this.want(instances, false, { by: 'delete', removing: true })
     this.hub.emit('command', { type: 'stop', instances })
-    const deleting = this.run('delete', async () => {
+    const remove = async () => {
       if (after) await after // see stop()
-      await Promise.all(instances.map((i) => i.stop('delete')))
-      this.removeInstances(instances.filter((i) => this.instances.includes(i)))
+      await this.retire(instances, 'delete')
       if (!this.instances.length) {
         this.deleted = true
         await this.hub.forget(this)
       }
       return { ids: instances.map((i) => i.id), deleted: this.deleted }
-    })
+    }
+    const deleting = whole ? this.run('delete', remove) : this.lane.runBeside('delete', remove)
     deleting.finally(() => { if (!this.deleted) this.deleting = false }).catch(() => {})
     return deleting
   }
@@ -223,6 +292,8 @@ class App {
     return this.instances.map((i) => i.id)
   }
 }
+
+const TAKE_DOWN = new Set(['stop', 'delete', 'kill'])
 
 function notFound (name) {
   return new XpmError('XPM_ERR_APP_NOT_FOUND', `No app "${name}" (it was deleted)`, { details: { target: name } })

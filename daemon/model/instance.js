@@ -11,6 +11,7 @@ const { needsAgentProbes } = require('../health/probe-target')
 const { abortable } = require('./op-lane')
 const { instanceEnv } = require('../../lib/config/instance-env')
 const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
+const { XpmError } = require('../../lib/errors')
 
 const DRAIN = { cmd: 'NODE_XPM_DRAIN' } // see lib/worker/drain.js
 
@@ -53,6 +54,38 @@ class Instance extends EventEmitter {
     this.lastRestartReason = null
     this.givingUp = null // the reason, while giveUp() stops the process
     this.readiness = null // { ready, reason, since } of the current process, with a readiness probe
+    // The intent (docs/architecture.md, "Intent"): whether the user wants this slot up, and
+    // whether the app is removing it (scale down, delete of one process). Written by the App's
+    // commands only (setIntent), never derived from a status. Work that brings the slot up runs
+    // under intentSignal, aborted the moment the slot stops being wanted.
+    this.wanted = false
+    this.removing = false
+    this.intentController = new AbortController()
+  }
+
+  get intentSignal () { return this.intentController.signal }
+
+  // Called by the App when a command is accepted. A slot that stops being wanted cancels the
+  // work bringing it up (a start, a restart, a reload's spare) and its pending crash restart.
+  setIntent ({ wanted = this.wanted, removing = this.removing, by = 'stop' } = {}) {
+    this.removing = removing
+    if (wanted === this.wanted) return
+    this.wanted = wanted
+    if (wanted) {
+      this.intentController = new AbortController()
+    } else if (by !== 'finished') { // a process that finished has nothing left to cancel
+      clearTimeout(this.restartTimer)
+      this.restartTimer = null
+      this.intentController.abort(new XpmError('XPM_ERR_CANCELLED', `${this.label} was ${by === 'delete' ? 'deleted' : 'stopped'} meanwhile`,
+        { details: { app: this.name, instance: this.index, id: this.id, cancelledBy: by, intent: true } }))
+    }
+    this.emit('intent', { id: this.id, name: this.name, instance: this.index, wanted })
+  }
+
+  // The work of an operation on this slot: aborted by the operation's own signal (a whole-app
+  // stop) or by the slot's intent (a stop of this slot alone).
+  workSignal (signal) {
+    return signal ? AbortSignal.any([signal, this.intentSignal]) : this.intentSignal
   }
 
   get name () { return this.app.name }
@@ -208,6 +241,10 @@ class Instance extends EventEmitter {
     const crash = handle.notReady ? 'not ready in time' : exit.signal ? `crash (signal ${exit.signal})` : `crash (exit code ${exit.code})`
     this.lastExit.reason = decision.action === 'stopped' && !handle.notReady ? decision.reason : crash
     if (decision.action === 'stopped') {
+      // the process ended and its restart policy keeps it down (autorestart: false, a
+      // stop_exit_code): the app itself finished, so the intent follows (a recovery must not run
+      // a finished job again)
+      this.setIntent({ wanted: false, by: 'finished' })
       this.setStatus(STATUS.STOPPED, { exit, reason: decision.reason })
       return { role, next: 'stopped', reason: this.lastExit.reason }
     }
@@ -222,7 +259,7 @@ class Instance extends EventEmitter {
     this.setStatus(STATUS.WAITING, { exit, delay: decision.delay, reason: crash })
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null
-      if (this.status !== STATUS.WAITING) return
+      if (this.status !== STATUS.WAITING || !this.wanted) return
       this.noteRestart(crash)
       this.launch()
     }, decision.delay)
@@ -233,8 +270,10 @@ class Instance extends EventEmitter {
 
   // Resolves when the slot is online (at once when it already is).
   async start (signal = null) {
-    if (this.stopping) await this.stopping
-    signal?.throwIfAborted()
+    signal = this.workSignal(signal)
+    signal.throwIfAborted()
+    if (this.stopping) await abortable(this.stopping, signal)
+    signal.throwIfAborted()
     if (this.status === STATUS.ONLINE) return
     if (this.status === STATUS.LAUNCHING) return abortable(this.ready, signal)
     if (this.status === STATUS.WAITING || this.status === STATUS.ERRORED) this.setStatus(STATUS.STOPPED)
@@ -264,8 +303,9 @@ class Instance extends EventEmitter {
   }
 
   async restart (reason = 'manual', signal = null) {
+    this.workSignal(signal).throwIfAborted()
     await this.stop(reason)
-    signal?.throwIfAborted()
+    this.workSignal(signal).throwIfAborted()
     this.noteRestart(reason)
     return this.start(signal)
   }
@@ -274,6 +314,8 @@ class Instance extends EventEmitter {
   // is ready does it take the slot; the old one then drains and stops. A spare that fails (or a
   // reload cancelled meanwhile) is stopped and the current process keeps the slot.
   async replace ({ reason = 'reload', signal = null, step = () => {} } = {}) {
+    signal = this.workSignal(signal)
+    signal.throwIfAborted()
     const old = this.handle
     const spare = this.fork()
     spare.isSpare = true // until it takes the slot

@@ -41,6 +41,15 @@ class OpLane {
     return op.promise
   }
 
+  // A stop or delete of some of the app's instances: runs at once, beside the operation under
+  // way, and cancels nothing (the instances' intent aborts the work on them; overlap-rules.js).
+  // Later operations do not wait for it; an instance being stopped is waited for by whoever
+  // starts it again (Instance#start).
+  runBeside (kind, fn) {
+    if (RULES[kind] !== 'cancel') throw new Error(`${kind} cannot run beside other operations`)
+    return Promise.resolve().then(fn)
+  }
+
   cancel (by) {
     for (const op of this.ops) {
       if (!CANCELLABLE.has(op.kind) || op.controller.signal.aborted) continue

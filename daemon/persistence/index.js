@@ -28,8 +28,7 @@ const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
 function createPersistence ({ paths, supervisor, logger = null, version = null, resurrect = false, keepState = true, now = Date.now, alive = isAlive, validate = undefined }) {
   const updateFile = path.join(paths.home, 'update.json')
   const daemon = { pid: process.pid, version }
-  const pending = new Map()
-  const keeper = keepState ? new StateKeeper({ file: paths.stateFile, supervisor, pending, daemon, logger, now }) : null
+  const keeper = keepState ? new StateKeeper({ file: paths.stateFile, supervisor, daemon, logger, now }) : null
   let previous = null
   let plan = null // { source, file, registered, skipped }
   let notice = null
@@ -82,7 +81,7 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
       }
     }
     if (!source) return
-    const { registered, skipped } = registerApps(supervisor, source.state, { pending, logger, validate })
+    const { registered, skipped } = registerApps(supervisor, source.state, { logger, validate })
     plan = { ...source, registered, skipped }
     notice = {
       reason: source.reason,
@@ -96,10 +95,16 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
     logger?.warn({ event: 'restore', reason: source.reason, file: source.from, apps: registered.map((a) => a.name) }, `restoring ${registered.length} app(s) from ${source.from} (${why})`)
   }
 
-  // After the socket listens: stop orphans, start saving the state, then start the apps.
-  async function run () {
-    if (!keepState) return
+  // After the socket listens: start keeping state.json (the intent registered so far, and the
+  // previous daemon's processes until they are ended, so a second crash loses neither), end what
+  // the previous daemon left running, then bring the restored apps to their intent. recovered()
+  // is called once the starts are handed to the apps (daemon/phase.js: commands wait until then);
+  // the returned promise settles when those starts have.
+  async function run ({ recovered = () => {} } = {}) {
+    if (!keepState) return recovered()
     const orphans = previous?.processes ?? []
+    keeper.inherit(orphans)
+    await keeper.start()
     if (orphans.length) {
       const specs = new Map((previous.apps || []).map((a) => [a.spec.name, a.spec]))
       const reaped = await reapOrphans(orphans, {
@@ -111,17 +116,19 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
       })
       if (reaped.length) logger?.warn({ event: 'orphan', stopped: reaped.map((r) => ({ pid: r.pid, app: r.name, outcome: r.outcome })) }, `stopped ${reaped.length} process(es) left by the previous daemon`)
     }
-    await keeper.start()
-    if (!plan) return
+    keeper.inherit([])
+    if (!plan || supervisor.closing) return recovered()
     if (plan.reason === 'update') await fs.promises.rm(updateFile, { force: true }).catch(() => {})
-    const results = await startRegistered(supervisor, plan.registered, { pending })
+    const starting = startRegistered(supervisor, plan.registered)
+    recovered()
+    const results = await starting
     const failed = results.filter((r) => r.failures.length)
     logger?.info({ event: 'restored', reason: plan.reason, results }, `restored ${results.length} app(s)${failed.length ? `; ${failed.length} did not reach online` : ''}`)
   }
 
   const methods = {
     save: (params) => serial(async () => {
-      const apps = appsSnapshot(supervisor, pending)
+      const apps = appsSnapshot(supervisor)
       // a damaged dump.json is set aside (and dump.json.bak put in its place) before the write,
       // so that it never becomes dump.json.bak itself
       const existing = warnDamaged(await load(paths.dumpFile, { fallback: true, promote: true }).catch(() => null))
@@ -139,14 +146,14 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
     resurrect: () => serial(async () => {
       const dump = warnDamaged(await load(paths.dumpFile, { fallback: true, promote: true }))
       if (!dump) return { file: paths.dumpFile, missing: true, results: [] }
-      const { registered, skipped } = registerApps(supervisor, dump.state, { pending, logger, validate })
-      const results = await startRegistered(supervisor, registered, { pending })
+      const { registered, skipped } = registerApps(supervisor, dump.state, { logger, validate })
+      const results = await startRegistered(supervisor, registered)
       return { file: dump.from, results: [...results, ...skipped], ...(dump.damaged ? { damaged: dump.damaged } : {}) }
     }),
 
     // `xpm update`, step 1: the old daemon writes what the new one restores at its start.
     prepareUpdate: () => serial(async () => {
-      const apps = appsSnapshot(supervisor, pending)
+      const apps = appsSnapshot(supervisor)
       await writeFileAtomic(updateFile, serializeState({ apps, cleanShutdown: true, daemon, now }))
       return { file: updateFile, ...summarizeApps(apps) }
     }),
@@ -162,6 +169,7 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
     run,
     methods,
     hello: () => (notice ? { restored: notice } : {}),
+    flush: () => keeper?.flush(),
     beforeShutdown: () => keeper?.freeze(),
     afterShutdown: () => keeper?.close()
   }

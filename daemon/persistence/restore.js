@@ -4,10 +4,13 @@ const { validateSpec } = require('../../lib/config/validate-spec')
 
 // Puts saved apps back into the supervisor in two steps, so the daemon can answer (and list the
 // apps) while orphans of a crashed daemon are still being stopped:
-//   register: every saved app and instance exists, stopped, with its saved id when free;
-//   start:    the instances wanted online are launched (all apps at once).
+//   register: every saved app and instance exists, stopped, with its saved id when free, and
+//             with its saved intent (wanted online or not);
+//   start:    the processes are brought to that intent (all apps at once, depends_on honoured).
+//             A command accepted in between (`xpm stop all` during the recovery) changed the
+//             intent, and the start follows it.
 // An app whose name the supervisor already has is left alone: a restore never duplicates.
-function registerApps (supervisor, state, { pending, validate = validateSpec, logger = null } = {}) {
+function registerApps (supervisor, state, { validate = validateSpec, logger = null } = {}) {
   const skipped = []
   const registered = []
   const saved = state.apps.filter((app) => {
@@ -27,7 +30,7 @@ function registerApps (supervisor, state, { pending, validate = validateSpec, lo
     }
     const slots = [...entry.instances].sort((a, b) => a.index - b.index)
     const app = supervisor.addApp(spec, { listens: entry.listens === true, slots: slots.map((i) => ({ index: i.index, id: keepIds ? i.id : null })) })
-    slots.forEach((saved, n) => pending?.set(app.instances[n], saved.desired))
+    slots.forEach((saved, n) => { if (saved.desired !== 'stopped') app.want([app.instances[n]], true, { by: 'restore' }) })
     registered.push(app)
   }
   return { registered, skipped }
@@ -42,24 +45,21 @@ function canKeepIds (supervisor, saved) {
   return new Set(ids).size === ids.length && ids.every((id) => !used.has(id))
 }
 
-async function startRegistered (supervisor, registered, { pending } = {}) {
+async function startRegistered (supervisor, registered) {
+  const current = registered.filter((app) => supervisor.apps.get(app.name) === app && !app.deleting)
+  const starts = supervisor.converge(current)
   return Promise.all(registered.map(async (app) => {
-    const current = supervisor.apps.get(app.name) === app
-    const wanted = current
-      ? app.instances.filter((i) => pending?.get(i) !== 'stopped' && i.status === 'stopped')
-      : []
-    // the start operation moves each instance to 'launching' within microtasks (the app's queue
-    // is empty: it was just registered), before any snapshot can run, so from here on the
-    // snapshot reads the wanted state from the statuses themselves
-    const started = wanted.length ? app.start({ instances: wanted }) : Promise.resolve({ failures: [] })
-    for (const i of app.instances) pending?.delete(i)
-    const { failures } = await started.catch((err) => ({ failures: [{ message: err.message }] }))
+    const n = current.indexOf(app)
+    if (n < 0) return { name: app.name, action: 'deleted meanwhile', ids: [], online: 0, stopped: 0, failures: [] }
+    const result = await starts[n].catch((err) => ({ ids: [], failures: [{ code: err.code, message: err.message }] }))
+    const failures = result.failures ?? []
+    const online = app.instances.filter((i) => i.wanted).length - failures.length
     return {
       name: app.name,
-      action: current ? 'restored' : 'deleted meanwhile',
+      action: 'restored',
       ids: app.instances.map((i) => i.id),
-      online: wanted.length - failures.length,
-      stopped: app.instances.length - wanted.length,
+      online: Math.max(0, online),
+      stopped: app.instances.length - app.instances.filter((i) => i.wanted).length,
       failures
     }
   }))

@@ -1,24 +1,25 @@
 'use strict'
 
 const { readProcStat } = require('./proc-stat')
+const { isWantedUp } = require('../model/predicates')
 
-// What the daemon is asked to keep running, read from the supervisor. An instance that runs,
-// starts, waits to restart or crash-loops ('errored') is wanted online; a stopped or stopping
-// one is wanted stopped. `pending` overrides that for instances registered by a restore but
-// not started yet, so a crash in the middle of a restore loses nothing.
-const WANTED_ONLINE = new Set(['launching', 'online', 'waiting restart', 'errored'])
-
-function desiredOf (status) {
-  return WANTED_ONLINE.has(status) ? 'online' : 'stopped'
+// What the daemon is asked to keep running: the intent (docs/architecture.md, "Intent"), never a
+// status. An app being deleted is no longer defined; an instance being removed (scale down,
+// delete of one process) is no longer part of its app; each other instance is wanted online or
+// stopped as the last accepted command said. A restart, reload or start under way changes none
+// of it, so a save, an update or a crash in the middle of one keeps what the user asked.
+function desiredOf (instance) {
+  return isWantedUp(instance) ? 'online' : 'stopped'
 }
 
-function appsSnapshot (supervisor, pending = new Map()) {
+function appsSnapshot (supervisor) {
   const apps = []
   for (const app of supervisor.apps.values()) {
+    if (app.deleting || app.deleted) continue
     apps.push({
-      spec: app.spec,
+      spec: { ...app.desiredSpec, instances: app.kept.length },
       listens: app.listens === true,
-      instances: app.instances.map((inst) => ({ id: inst.id, index: inst.index, desired: pending.get(inst) ?? desiredOf(inst.status) }))
+      instances: app.kept.map((inst) => ({ id: inst.id, index: inst.index, desired: desiredOf(inst) }))
     })
   }
   return apps

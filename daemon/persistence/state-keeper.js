@@ -11,10 +11,9 @@ const { appsSnapshot, processesSnapshot, StartTimes } = require('./snapshot')
 // At shutdown the state is frozen first (stopping every app is not a change of mind) and marked
 // clean, so the next daemon knows there is nothing to recover.
 class StateKeeper {
-  constructor ({ file, supervisor, pending = new Map(), daemon = null, debounceMs = 100, write = writeFileAtomic, startTimes = new StartTimes(), now = Date.now, logger = null }) {
+  constructor ({ file, supervisor, daemon = null, debounceMs = 100, write = writeFileAtomic, startTimes = new StartTimes(), now = Date.now, logger = null }) {
     this.file = file
     this.supervisor = supervisor
-    this.pending = pending
     this.daemon = daemon
     this.debounceMs = debounceMs
     this.write = write
@@ -27,15 +26,20 @@ class StateKeeper {
     this.frozenApps = null
     this.clean = false
     this.failing = false
+    this.inherited = [] // processes of a crashed predecessor not ended yet (persistence.run)
     this.onChange = () => this.schedule()
     // A new OS process is written down at once (no debounce; writes still coalesce), so a
     // daemon killed right after a fork leaves a state file the next daemon can reap it by.
     this.onForked = () => { if (!this.frozenApps) this.save() }
+    // so is a change of the intent: the reply to the command that made it waits for this write
+    // (flush), so an acknowledged command is never lost to a crash
+    this.onIntent = this.onForked
   }
 
   start () {
     this.supervisor.on('change', this.onChange)
     this.supervisor.on('forked', this.onForked)
+    this.supervisor.on('intent', this.onIntent)
     return this.save()
   }
 
@@ -60,8 +64,8 @@ class StateKeeper {
   }
 
   async writeOnce () {
-    const apps = this.frozenApps ?? appsSnapshot(this.supervisor, this.pending)
-    const processes = await processesSnapshot(this.supervisor, this.startTimes)
+    const apps = this.frozenApps ?? appsSnapshot(this.supervisor)
+    const processes = [...this.inherited, ...await processesSnapshot(this.supervisor, this.startTimes)]
     const text = serializeState({ apps, processes, cleanShutdown: this.clean, daemon: this.daemon, now: this.now })
     try {
       await this.write(this.file, text, { backup: true }) // state.json.bak: the save before, for a damaged state.json
@@ -74,13 +78,24 @@ class StateKeeper {
     }
   }
 
+  inherit (records) {
+    this.inherited = records
+  }
+
+  // Resolves once every change made before the call is on disk (a no-op while frozen: the
+  // shutdown already wrote its final intent).
+  flush () {
+    return this.frozenApps ? this.chain : this.save()
+  }
+
   // Shutdown, step 1: the desired state as it is now, marked clean.
   freeze () {
     clearTimeout(this.timer)
     this.timer = null
     this.supervisor.off('change', this.onChange)
     this.supervisor.off('forked', this.onForked)
-    this.frozenApps = appsSnapshot(this.supervisor, this.pending)
+    this.supervisor.off('intent', this.onIntent)
+    this.frozenApps = appsSnapshot(this.supervisor)
     this.clean = true
     return this.save()
   }

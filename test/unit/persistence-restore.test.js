@@ -39,7 +39,7 @@ test('the keeper saves after a burst of changes once, debounced, and never two w
   })
   await keeper.start()
   assert.equal(writes.length, 1, 'the state is saved at start')
-  registerApps(sup, parseState({ version: 1, apps: [{ spec: spec('a') }] }), { validate: (s) => s })
+  registerApps(sup, parseState({ version: 1, apps: [{ spec: spec('a'), desired: 'stopped' }] }), { validate: (s) => s })
   for (let n = 0; n < 5; n++) sup.emit('change')
   t.mock.timers.tick(99)
   await new Promise(setImmediate)
@@ -132,9 +132,8 @@ test('reapOrphans sends SIGKILL after the kill timeout', async () => {
   assert.equal(reaped[0].outcome, 'killed')
 })
 
-test('a restore registers every app stopped, keeps free ids, starts only the ones wanted online', async () => {
+test('a restore registers every app stopped with its saved intent, keeps free ids, starts only the ones wanted online', async () => {
   const sup = newSupervisor()
-  const pending = new Map()
   const state = parseState({
     version: 1,
     apps: [
@@ -142,15 +141,14 @@ test('a restore registers every app stopped, keeps free ids, starts only the one
       { spec: spec('jobs'), instances: [{ id: 5, index: 0, desired: 'online' }] }
     ]
   })
-  const { registered, skipped } = registerApps(sup, state, { pending, validate: (s) => s })
+  const { registered, skipped } = registerApps(sup, state, { validate: (s) => s })
   assert.deepEqual(skipped, [])
   assert.deepEqual(sup.allInstances().map((i) => [i.id, i.name, i.index, i.status]), [[2, 'api', 0, 'stopped'], [3, 'api', 1, 'stopped'], [5, 'jobs', 0, 'stopped']])
   assert.equal(sup.nextId, 6)
   assert.equal(sup.apps.get('api').listens, true)
-  assert.equal(pending.size, 3)
-  const results = await startRegistered(sup, registered, { pending })
+  assert.deepEqual(sup.allInstances().map((i) => i.wanted), [true, false, true])
+  const results = await startRegistered(sup, registered)
   assert.deepEqual(sup.fake.launched.map((h) => Number(h.env.XPM_ID)), [2, 5])
-  assert.equal(pending.size, 0)
   assert.deepEqual(results.map((r) => [r.name, r.action, r.online, r.stopped]), [['api', 'restored', 1, 1], ['jobs', 'restored', 1, 0]])
 })
 

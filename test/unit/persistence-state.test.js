@@ -83,29 +83,38 @@ function fakeSupervisor (apps) {
   const map = new Map()
   for (const [name, statuses, mode = 'cluster'] of apps) {
     const app = { name, spec: spec(name, { execMode: mode }), listens: mode === 'cluster', instances: [] }
-    app.instances = statuses.map((status, index) => ({
+    app.desiredSpec = app.spec
+    app.instances = statuses.map((entry, index) => ({ entry, status: Array.isArray(entry) ? entry[0] : entry, index })).map(({ entry, status, index }) => ({
       id: map.size * 10 + index,
       index,
       name,
       status,
+      wanted: Array.isArray(entry) ? entry[1] : ['online', 'launching', 'waiting restart', 'errored'].includes(entry),
       spec: app.spec,
       pid: ['online', 'launching', 'stopping'].includes(status) ? 1000 + map.size * 10 + index : 0,
       processes () { return this.pid ? [{ pid: this.pid, groupLeader: mode === 'fork', exited: false }] : [] }
     }))
+    app.kept = app.instances
     map.set(name, app)
   }
   return { apps: map, allInstances: () => [...map.values()].flatMap((a) => a.instances) }
 }
 
-test('desired state: running, starting, backing off and errored mean online; stopped and stopping mean stopped', () => {
-  for (const s of ['online', 'launching', 'waiting restart', 'errored']) assert.equal(desiredOf(s), 'online', s)
-  for (const s of ['stopped', 'stopping']) assert.equal(desiredOf(s), 'stopped', s)
-  const sup = fakeSupervisor([['api', ['online', 'stopped', 'errored']], ['jobs', ['stopping'], 'fork']])
-  const pending = new Map([[sup.apps.get('api').instances[1], 'online']])
-  assert.deepEqual(appsSnapshot(sup, pending).map((a) => [a.spec.name, a.listens, a.instances.map((i) => `${i.id}:${i.desired}`)]), [
+test('desired state is the intent, never a status: an instance stopped by a restart under way is still wanted online', () => {
+  for (const status of ['online', 'launching', 'waiting restart', 'errored', 'stopped', 'stopping']) {
+    assert.equal(desiredOf({ status, wanted: true }), 'online', status)
+    assert.equal(desiredOf({ status, wanted: false }), 'stopped', status)
+  }
+  // api[1] is stopped by a restart in progress (wanted), jobs[0] is stopping because the user stopped it
+  const sup = fakeSupervisor([['api', ['online', ['stopped', true], 'errored']], ['jobs', [['stopping', false]], 'fork']])
+  assert.deepEqual(appsSnapshot(sup).map((a) => [a.spec.name, a.listens, a.instances.map((i) => `${i.id}:${i.desired}`)]), [
     ['api', true, ['0:online', '1:online', '2:online']],
     ['jobs', false, ['10:stopped']]
   ])
+  // an app being deleted is not saved; an instance being removed (scale down) is not saved either
+  sup.apps.get('jobs').deleting = true
+  sup.apps.get('api').kept = sup.apps.get('api').instances.slice(0, 2)
+  assert.deepEqual(appsSnapshot(sup).map((a) => [a.spec.name, a.spec.instances, a.instances.length]), [['api', 2, 2]])
 })
 
 test('processes: recorded with their start time only while this daemon is their parent', async () => {
