@@ -1,6 +1,7 @@
 'use strict'
 
 const { STATUS } = require('./process-state')
+const { isWantedUp } = require('./model/predicates')
 
 // Zero-downtime reload of some instances of one app, run as one operation of that app (see
 // model/app.js), so a CLI that goes away changes nothing and nothing else interleaves with it.
@@ -27,7 +28,7 @@ async function reloadInstances (app, selected, { spec = null, reason = 'reload',
   for (const inst of selected) {
     signal.throwIfAborted()
     if (!app.instances.includes(inst)) continue // deleted or scaled away meanwhile
-    if (inst.status === STATUS.STOPPED || inst.status === STATUS.STOPPING) {
+    if (!isWantedUp(inst)) {
       result.skipped.push(inst.id)
       step({ type: 'skip', id: inst.id, instance: inst.index, reason: 'stopped: left alone' })
       continue
@@ -44,6 +45,11 @@ async function reloadInstances (app, selected, { spec = null, reason = 'reload',
       step({ type: 'restarted', id: inst.id, instance: inst.index, pid: inst.pid })
     } catch (err) {
       if (signal.aborted) throw signal.reason
+      if (err.details?.intent) { // stopped or deleted by the user meanwhile: left as they asked
+        result.skipped.push(inst.id)
+        step({ type: 'skip', id: inst.id, instance: inst.index, reason: err.message })
+        continue
+      }
       result.failed = { id: inst.id, label: inst.label, reason: err.message.replace(/^replacement \S+ \(pid \d+\) /, '') }
       step({ type: 'failed', id: inst.id, instance: inst.index, reason: err.message })
       break

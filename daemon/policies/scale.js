@@ -23,19 +23,16 @@ function scaleTarget (current, { op, n }) {
   return target
 }
 
-// Which instance indexes to add and which to remove so the app has exactly `target` of them,
-// indexed 0..target-1: the highest indexes go, gaps (left by deleting one process) are filled
-// first. Pure.
+// Which instance indexes to add and which to remove so the app has exactly `target` of them: an
+// app that has `target` already changes nothing, whatever its indexes (a gap left by deleting
+// one process stays); more are added at the lowest free indexes, fewer keep the lowest. Pure.
 function planScale (indexes, target) {
+  const sorted = [...indexes].sort((a, b) => a - b)
+  if (sorted.length >= target) return { add: [], remove: sorted.slice(target).reverse() }
   const have = new Set(indexes)
-  return {
-    add: range(target).filter((i) => !have.has(i)),
-    remove: indexes.filter((i) => i >= target).sort((a, b) => b - a)
-  }
-}
-
-function range (n) {
-  return Array.from({ length: n }, (_, i) => i)
+  const add = []
+  for (let i = 0; add.length < target - sorted.length; i++) if (!have.has(i)) add.push(i)
+  return { add, remove: [] }
 }
 
 module.exports = { parseScaleChange, scaleTarget, planScale }
