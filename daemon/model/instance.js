@@ -59,6 +59,7 @@ class Instance extends EventEmitter {
     // commands only (setIntent), never derived from a status. Work that brings the slot up runs
     // under intentSignal, aborted the moment the slot stops being wanted.
     this.wanted = false
+    this.finished = false // the slot's job exited 0 and stays down (saved: a restore does not run it again)
     this.removing = false
     this.intentController = new AbortController()
   }
@@ -72,6 +73,7 @@ class Instance extends EventEmitter {
     if (wanted === this.wanted) return
     this.wanted = wanted
     if (wanted) {
+      this.finished = false
       this.intentController = new AbortController()
     } else if (by !== 'finished') { // a process that finished has nothing left to cancel
       clearTimeout(this.restartTimer)
@@ -92,6 +94,12 @@ class Instance extends EventEmitter {
   get spec () { return this.app.spec }
   get pid () { return this.handle && !this.handle.exited ? this.handle.pid : 0 }
   get label () { return `${this.name}[${this.index}]` }
+
+  // A restore of a job that had finished under an earlier daemon (its dependents judge it by this).
+  restoreFinished () {
+    this.finished = true
+    this.lastExit = { code: 0, signal: null, at: null, uptime: 0, reason: 'finished before the daemon restarted' }
+  }
 
   // Every live OS process of this slot.
   processes () {
@@ -245,6 +253,7 @@ class Instance extends EventEmitter {
       // stop_exit_code): the app itself finished, so the intent follows (a recovery must not run
       // a finished job again)
       this.setIntent({ wanted: false, by: 'finished' })
+      this.finished = exit.code === 0 && !exit.signal
       this.setStatus(STATUS.STOPPED, { exit, reason: decision.reason })
       return { role, next: 'stopped', reason: this.lastExit.reason }
     }
@@ -413,6 +422,7 @@ class Instance extends EventEmitter {
       instance: this.index,
       pid: this.pid,
       status: this.status,
+      wanted: this.wanted, // the intent: wanted up (the status says how far the processes have come)
       restarts: this.restarts,
       uptime: this.status === STATUS.ONLINE && this.onlineSince ? Date.now() - this.onlineSince : 0,
       createdAt: this.createdAt,

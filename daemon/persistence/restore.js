@@ -30,7 +30,10 @@ function registerApps (supervisor, state, { validate = validateSpec, logger = nu
     }
     const slots = [...entry.instances].sort((a, b) => a.index - b.index)
     const app = supervisor.addApp(spec, { listens: entry.listens === true, slots: slots.map((i) => ({ index: i.index, id: keepIds ? i.id : null })) })
-    slots.forEach((saved, n) => { if (saved.desired !== 'stopped') app.want([app.instances[n]], true, { by: 'restore' }) })
+    slots.forEach((saved, n) => {
+      if (saved.desired !== 'stopped') app.want([app.instances[n]], true, { by: 'restore' })
+      else if (saved.finished) app.instances[n].restoreFinished()
+    })
     registered.push(app)
   }
   return { registered, skipped }

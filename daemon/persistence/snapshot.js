@@ -19,7 +19,7 @@ function appsSnapshot (supervisor) {
     apps.push({
       spec: { ...app.desiredSpec, instances: app.kept.length },
       listens: app.listens === true,
-      instances: app.kept.map((inst) => ({ id: inst.id, index: inst.index, desired: desiredOf(inst) }))
+      instances: app.kept.map((inst) => ({ id: inst.id, index: inst.index, desired: desiredOf(inst), ...(inst.finished && !isWantedUp(inst) ? { finished: true } : {}) }))
     })
   }
   return apps

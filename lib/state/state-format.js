@@ -5,7 +5,7 @@ const { XpmError } = require('../errors')
 // The saved form of the daemon's desired state, shared by state.json (kept after every change),
 // dump.json (`xpm save`) and update.json (`xpm update`). Pure: values in, values out.
 //   { version, savedAt, cleanShutdown, daemon: { pid, version },
-//     apps: [{ spec, listens, instances: [{ id, index, desired: 'online' | 'stopped' }] }],
+//     apps: [{ spec, listens, instances: [{ id, index, desired: 'online' | 'stopped', finished? }] }],
 //     processes: [{ id, name, instance, pid, startTime, mode, group }] }
 const STATE_VERSION = 1
 const DESIRED = new Set(['online', 'stopped'])
@@ -61,7 +61,8 @@ function instancesOf (app, spec, bad) {
     if (!inst || !Number.isInteger(inst.index) || inst.index < 0) throw bad(`app "${spec.name}": every instance needs an "index"`)
     const desired = inst.desired ?? 'online'
     if (!DESIRED.has(desired)) throw bad(`app "${spec.name}": expected "desired" to be "online" or "stopped", got ${JSON.stringify(desired)}`)
-    return { id: Number.isInteger(inst.id) && inst.id >= 0 ? inst.id : null, index: inst.index, desired }
+    // finished: a job that exited 0 and stays down (its dependents may start without running it again)
+    return { id: Number.isInteger(inst.id) && inst.id >= 0 ? inst.id : null, index: inst.index, desired, ...(inst.finished === true && desired === 'stopped' ? { finished: true } : {}) }
   })
 }
 

@@ -34,7 +34,8 @@ function quietList (list, { timeout = 30000 } = {}) {
   let last = []
   return waitFor(async () => {
     last = await list()
-    return last.every((p) => !TRANSITIONAL.has(p.status)) && last
+    // a stopped instance the intent wants up is on its way (a recovery registers before it starts)
+    return last.every((p) => !TRANSITIONAL.has(p.status) && !(p.wanted === true && p.status === 'stopped')) && last
   }, { timeout, message: 'every process settled (no launching, stopping or waiting restart)' })
     .catch((err) => { throw new Error(`${err.message}; last list ${rows(last)}`) })
 }

@@ -142,3 +142,34 @@ test('resurrect during kill is refused, and nothing runs after kill said the dae
   const { homePids } = require('../helpers/procs')
   assert.deepEqual(homePids(h.home), [], 'no process of this home runs after kill')
 })
+
+test('crash recovery honours depends_on: the dependent starts once its dependency is ready; a finished job is not run again', { timeout: 120000 }, async (t) => {
+  const h = createHome(t)
+  const { freePort } = require('../helpers/xpm')
+  const dir = fs.mkdtempSync(path.join(h.home, 'apps-'))
+  const events = path.join(dir, 'events.log')
+  fs.writeFileSync(path.join(dir, 'migrate.js'), `require('node:fs').appendFileSync(${JSON.stringify(events)}, 'migrate ran\\n')\n`)
+  fs.writeFileSync(path.join(dir, 'api.js'), `
+const fs = require('node:fs')
+require('node:http').get({ host: '127.0.0.1', port: Number(process.env.DB_PORT), timeout: 2000 }, (res) => {
+  res.resume()
+  fs.appendFileSync(${JSON.stringify(events)}, 'api saw db up\\n')
+  setInterval(() => {}, 1 << 30)
+}).on('error', () => { fs.appendFileSync(${JSON.stringify(events)}, 'api saw db down\\n'); process.exit(1) })
+`)
+  fs.writeFileSync(path.join(dir, 'db.js'), `setTimeout(() => require('node:http').createServer((q, r) => r.end('ok')).listen(Number(process.env.PORT), () => process.send('ready')), 1000)\n`)
+  const dbPort = await freePort()
+  fs.writeFileSync(path.join(dir, 'ecosystem.config.js'), `module.exports = { apps: [
+  { name: 'migrate', script: 'migrate.js', autorestart: false },
+  { name: 'db', script: 'db.js', wait_ready: true, env: { PORT: '${dbPort}' } },
+  { name: 'api', script: 'api.js', depends_on: ['db', 'migrate'], env: { DB_PORT: '${dbPort}' } }
+] }\n`)
+  const started = await h.run(['start', path.join(dir, 'ecosystem.config.js')], { cwd: dir })
+  assert.equal(started.code, 0, started.stdout + started.stderr)
+  assert.equal(fs.readFileSync(events, 'utf8'), 'migrate ran\napi saw db up\n')
+  await crashDaemon(h)
+  const list = await quiet(h)
+  assert.deepEqual(statuses(list), ['migrate[0]:stopped', 'db[0]:online', 'api[0]:online'])
+  await waitFor(() => fs.readFileSync(events, 'utf8').split('\n').length === 4, { timeout: 20000, message: 'api booted again' })
+  assert.equal(fs.readFileSync(events, 'utf8'), 'migrate ran\napi saw db up\napi saw db up\n')
+})
