@@ -157,7 +157,7 @@ require('node:http').get({ host: '127.0.0.1', port: Number(process.env.DB_PORT),
   setInterval(() => {}, 1 << 30)
 }).on('error', () => { fs.appendFileSync(${JSON.stringify(events)}, 'api saw db down\\n'); process.exit(1) })
 `)
-  fs.writeFileSync(path.join(dir, 'db.js'), `setTimeout(() => require('node:http').createServer((q, r) => r.end('ok')).listen(Number(process.env.PORT), () => process.send('ready')), 1000)\n`)
+  fs.writeFileSync(path.join(dir, 'db.js'), 'setTimeout(() => require(\'node:http\').createServer((q, r) => r.end(\'ok\')).listen(Number(process.env.PORT), () => process.send(\'ready\')), 1000)\n')
   const dbPort = await freePort()
   fs.writeFileSync(path.join(dir, 'ecosystem.config.js'), `module.exports = { apps: [
   { name: 'migrate', script: 'migrate.js', autorestart: false },
