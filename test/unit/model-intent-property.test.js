@@ -1,0 +1,107 @@
+'use strict'
+
+// Issue 22: the intent is data and the processes converge to it. A fast-check property over the
+// real Supervisor, App and Instance with a launcher that forks nothing: any sequence of commands
+// (sent without waiting for each other, so they overlap and cancel), process crashes and daemon
+// crashes (the intent saved, a new supervisor restoring it), once everything has settled, ends
+// with exactly one live process for each instance the intent wants up (unless it gave up,
+// errored) and none for anything else.
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { Supervisor } = require('../../daemon/supervisor')
+const { appsSnapshot } = require('../../daemon/persistence/snapshot')
+const { registerApps, startRegistered } = require('../../daemon/persistence/restore')
+const { parseState, serializeState } = require('../../lib/state/state-format')
+const { fakeLauncher, fakeSpec } = require('../helpers/fake-launcher')
+const { fc, fuzzOptions } = require('../helpers/fuzz')
+
+const NAMES = ['a', 'b']
+const spec = (name, instances) => fakeSpec(name, { instances, restartDelay: 0, expBackoffRestartDelay: 0, maxRestarts: 1000, killTimeout: 50 })
+
+const command = fc.oneof(
+  fc.record({ op: fc.constant('start'), name: fc.constantFrom(...NAMES), instances: fc.integer({ min: 1, max: 3 }), force: fc.boolean() }),
+  fc.record({ op: fc.constantFrom('stop', 'restart', 'reload', 'delete', 'startTarget'), target: fc.oneof(fc.constantFrom(...NAMES, 'all'), fc.integer({ min: 0, max: 6 }).map(String)) }),
+  fc.record({ op: fc.constant('scale'), name: fc.constantFrom(...NAMES), to: fc.integer({ min: 1, max: 4 }) }),
+  fc.record({ op: fc.constant('crash'), nth: fc.nat(20) }),
+  fc.record({ op: fc.constant('settle') }),
+  fc.record({ op: fc.constant('daemonCrash') })
+)
+
+const turn = () => new Promise(setImmediate)
+
+async function settle (sup, fake) {
+  for (let n = 0; n < 2000; n++) {
+    await turn()
+    const busy = [...sup.apps.values()].some((app) => app.lane.busy || app.instances.some((i) => i.stopping || ['launching', 'stopping', 'waiting restart'].includes(i.status) || (i.wanted && i.status === 'stopped')))
+    if (!busy) return
+  }
+  throw new Error(`never settled: ${JSON.stringify(sup.list().map((p) => [p.name, p.instance, p.status, p.wanted]))}`)
+}
+
+async function run (commands) {
+  const fake = fakeLauncher()
+  let sup = new Supervisor({ launcher: fake.launcherFor })
+  const pending = []
+  const send = (p) => pending.push(p.catch(() => {}))
+  for (const c of commands) {
+    try {
+      switch (c.op) {
+        case 'start': send(sup.start([spec(c.name, c.instances)], { force: c.force })); break
+        case 'stop': send(sup.stop(c.target)); break
+        case 'restart': send(sup.restart(c.target)); break
+        case 'reload': send(sup.reload(c.target)); break
+        case 'delete': send(sup.delete(c.target)); break
+        case 'startTarget': send(sup.startTarget(c.target)); break
+        case 'scale': send(sup.scale(c.name, String(c.to))); break
+        case 'crash': {
+          const live = fake.live()
+          if (live.length) live[c.nth % live.length].markExited(1, null)
+          break
+        }
+        case 'settle': await Promise.all(pending.splice(0)); break
+        case 'daemonCrash': {
+          // what state.json holds at this instant; the processes die with their daemon (the next
+          // one ends whatever carries the home's tag before it restores)
+          const saved = parseState(JSON.parse(serializeState({ apps: appsSnapshot(sup) })))
+          // the old daemon is gone: its model acts no more (no crash restart, no operation)
+          send(sup.close())
+          for (const h of fake.live()) h.markExited(null, 'SIGKILL')
+          sup = new Supervisor({ launcher: fake.launcherFor })
+          const { registered } = registerApps(sup, saved, { validate: (s) => s })
+          send(startRegistered(sup, registered))
+          break
+        }
+      }
+    } catch (err) {
+      if (!err.code?.startsWith('XPM_ERR_')) throw err // a bad target is the user's error, not the model's
+    }
+    await turn()
+  }
+  await Promise.all(pending)
+  await settle(sup, fake)
+  const mine = new Set()
+  for (const inst of sup.allInstances()) {
+    const live = inst.processes()
+    for (const h of live) mine.add(h)
+    const expected = inst.wanted && inst.status !== 'errored' ? 1 : 0
+    assert.equal(live.length, expected, `${inst.label} wanted=${inst.wanted} status=${inst.status} has ${live.length} live process(es)`)
+    assert.equal(inst.removing, false, `${inst.label} still listed while removed`)
+  }
+  const strays = fake.live().filter((h) => !mine.has(h))
+  assert.deepEqual(strays.map((h) => h.pid), [], 'no live process outside the intent')
+}
+
+// Counterexamples fast-check found while the model was written, kept as fixed cases: a start's
+// operation (a `-f` adding an instance) went on in a daemon that had crashed.
+const REGRESSIONS = [
+  [{ op: 'start', name: 'a', instances: 1, force: false }, { op: 'daemonCrash' }],
+  [{ op: 'start', name: 'b', instances: 1, force: false }, { op: 'settle' }, { op: 'start', name: 'b', instances: 2, force: true }, { op: 'daemonCrash' }]
+]
+
+for (const [n, commands] of REGRESSIONS.entries()) {
+  test(`regression ${n + 1}: ${commands.map((c) => c.op).join(', ')} converges to the intent`, () => run(commands))
+}
+
+test('any sequence of overlapping commands, crashes and daemon crashes converges to the intent', async (t) => {
+  await fc.assert(fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 14 }), run), fuzzOptions(t, { timeMs: 4000 }))
+})
