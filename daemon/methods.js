@@ -118,7 +118,9 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
     // Long operations push a 'progress' event per process as it comes online (or fails).
     start: saved((params, conn) => {
       const force = optionalBoolean(params, 'force', false)
-      return inTurn(conn, async () => { await admit(); return specsFor(params) }, (specs) => supervisor.start(specs, { force, onProgress: progressTo(conn) }))
+      const fromScript = params.fromScript ?? []
+      if (!Array.isArray(fromScript) || fromScript.length > 1024 || !fromScript.every((n) => typeof n === 'string')) throw bad('`fromScript` to be a list of app names', fromScript)
+      return inTurn(conn, async () => { await admit(); return specsFor(params) }, (specs) => supervisor.start(specs, { force, fromScript, onProgress: progressTo(conn) }))
     }),
     startTarget: saved((params, conn) => inTurn(conn, async () => { await admit(); return target(params) }, (name) => supervisor.startTarget(name, { onProgress: progressTo(conn) }))),
     stop: saved((params, conn) => inTurn(conn, async () => { await admit(); return target(params) }, (name) => supervisor.stop(name, { onProgress: progressTo(conn) }))),

@@ -187,26 +187,28 @@ class Supervisor extends EventEmitter {
 
   // ---- commands -----------------------------------------------------------------------------
 
-  // Starts apps from specs, all at once. An app that exists is not duplicated: a stopped one
-  // starts again with the new spec, a running one is reported (force: restarted with it). An
-  // app being deleted is waited for, then created anew.
+  // Starts apps from specs, all at once, as PM2's `start` (App#start): a stopped app starts with
+  // the new spec, a running one from a file restarts with it; from a script it is refused, or
+  // with -f gets another copy. An app being deleted is waited for, then created anew.
   // depends_on: an app waits, inside its own start operation, for the apps it depends on (those
   // started here and those already managed) to be ready, or, for one-shot jobs, to have exited 0
   // (daemon/dependencies.js); apps without dependencies start at once, as before.
-  async start (specs, { force = false, onProgress = null } = {}) {
+  // fromScript: names of the specs that came from a script on the command line (not a file):
+  // a running one is not restarted (PM2: "already launched"); force (-f) starts another copy.
+  async start (specs, { force = false, onProgress = null, fromScript = [] } = {}) {
     this.refuseWhenClosing()
     refuseCycles(specs)
     announce(onProgress, specs, { stop: force, start: true, depth: chainDepth(specs) })
     const starts = new Map()
     const dependenciesOf = (spec) => spec.dependsOn?.length ? (signal) => waitForDependencies(this, spec, starts, signal) : null
     return Promise.all(specs.map((spec) => {
-      const started = this.startOne(spec, { force, onProgress, dependencies: dependenciesOf(spec) })
+      const started = this.startOne(spec, { force, onProgress, fromScript: fromScript.includes(spec.name), dependencies: dependenciesOf(spec) })
       starts.set(spec.name, started)
       return started
     }))
   }
 
-  async startOne (spec, { force, onProgress, dependencies }) {
+  async startOne (spec, { force, onProgress, fromScript = false, dependencies }) {
     try {
       let app = this.apps.get(spec.name)
       while (app?.deleting) {
@@ -221,7 +223,7 @@ class Supervisor extends EventEmitter {
         app.applySpec(spec)
         return registered(spec, await app.start({ onProgress, ...only }))
       }
-      return registered(spec, await app.start({ spec, force: force || spec.force === true, onProgress, ...only }))
+      return registered(spec, await app.start({ spec, fromScript, copy: force || spec.force === true, onProgress, ...only }))
     } catch (err) {
       if (!(err instanceof XpmError)) throw err
       return { name: spec.name, action: err.code === 'XPM_ERR_CANCELLED' ? 'cancelled' : 'failed', ids: [], failures: [{ id: null, instance: null, code: err.code, message: err.message }] }
@@ -242,7 +244,7 @@ class Supervisor extends EventEmitter {
   }
 
   async startTarget (target, { onProgress = null } = {}) {
-    const results = await this.eachApp(target, (app, instances) => app.start({ instances, onProgress }), { onProgress, start: true })
+    const results = await this.eachApp(target, (app, instances) => app.startOrRestart(instances, { onProgress }), { onProgress, start: true, stop: true })
     return merge(results, ['ids', 'failures', 'alreadyOnline', 'finished', 'skipped'])
   }
 

@@ -104,26 +104,39 @@ class App {
 
   // ---- operations -------------------------------------------------------------------------
 
-  // With a spec: (re)defines the app. A running app is left alone unless `force` (then it is
-  // stopped and started with the new spec). Without: starts the given instances (default all).
+  // With a spec: (re)defines the app, as PM2's `start` does (docs/migrating-from-pm2.md):
+  //   stopped app               starts with the new spec;
+  //   running, from a file      restarts with the new spec (a deploy's `xpm start ecosystem…`);
+  //   running, from a script    refused (XPM_ERR_APP_EXISTS) unless `copy` (-f): then one more
+  //                             copy of it starts (spec.instances new instances of the app).
+  // Without: starts the given instances (default all).
   // dependencies(signal): resolves once the apps this one depends on are ready (depends_on, see
   // Supervisor.start); awaited in this operation, so a stop or delete meanwhile cancels it.
   // converge: a restore bringing the processes to an intent already recorded: only the
   // instances still wanted when the operation runs are started, and the intent is not changed.
-  start ({ spec = null, force = false, instances = null, onProgress = null, dependencies = null, converge = false } = {}) {
+  start ({ spec = null, fromScript = false, copy = false, instances = null, onProgress = null, dependencies = null, converge = false } = {}) {
     const running = this.running
-    if (!converge && !(spec && running && !force)) {
+    if (spec && running && fromScript && !copy) {
+      return Promise.resolve({
+        name: this.name,
+        action: 'already running',
+        ids: this.ids(),
+        failures: [{ id: null, instance: null, code: 'XPM_ERR_APP_EXISTS', message: `${this.name} already runs ${spec.script}; add -f to start another copy of it, or use \`xpm restart ${this.name}\`` }]
+      })
+    }
+    if (spec && running && fromScript && copy) return this.addCopy(spec, { onProgress })
+    if (!converge) {
       if (spec) this.desiredSpec = spec
       this.want(instances ?? this.kept, true)
     }
     return this.run('start', async (signal) => {
       let action = 'started'
       if (spec) {
-        if (running && !force) return { name: this.name, action: 'already running', ids: this.ids(), failures: [] }
         if (running) {
           action = 'restarted'
           await Promise.all(this.instances.map((i) => i.stop('restart')))
           signal.throwIfAborted()
+          for (const i of this.instances) i.noteRestart('restart')
         }
         const { removed } = this.applySpec(spec)
         await this.retire(removed)
@@ -134,8 +147,32 @@ class App {
         signal.throwIfAborted()
       }
       const targets = (instances ?? this.kept).filter((i) => this.instances.includes(i) && (!converge || i.wanted))
-      const alreadyOnline = targets.filter((i) => i.status === STATUS.ONLINE).map((i) => i.id)
-      return { name: this.name, action, alreadyOnline, ...(await this.launchAll(targets, signal, onProgress)) }
+      return { name: this.name, action, ...(await this.launchAll(targets, signal, onProgress)) }
+    })
+  }
+
+  // `xpm start app.js -f` next to a running app.js: PM2 starts another copy; here the copy is
+  // spec.instances more instances of the same app, at the lowest free indexes.
+  addCopy (spec, { onProgress = null } = {}) {
+    const count = Math.max(1, spec.instances || 1)
+    return this.run('scale', async (signal) => {
+      const { add } = planScale(this.kept.map((i) => i.index), this.kept.length + count)
+      this.spec = { ...this.spec, instances: this.kept.length + count }
+      this.desiredSpec = { ...this.desiredSpec, instances: this.spec.instances }
+      const added = this.addInstances(add)
+      this.want(added, true)
+      return { name: this.name, action: `started ${count} more (another copy, -f)`, ...(await this.launchAll(added, signal, onProgress)) }
+    })
+  }
+
+  // PM2's smart start of a name or id: what runs restarts, what is stopped starts.
+  startOrRestart (instances = this.kept, { onProgress = null } = {}) {
+    this.want(instances, true)
+    return this.run('restart', async (signal) => {
+      const alreadyOnline = instances.filter((i) => i.pid).map((i) => i.id)
+      const targets = instances.filter((i) => this.instances.includes(i))
+      const result = await this.launchAll(targets, signal, onProgress, (i) => i.pid ? i.restart('start', signal) : i.start(signal))
+      return { name: this.name, action: 'started', alreadyOnline, ...result }
     })
   }
 

@@ -48,7 +48,7 @@ test('--only and --env select apps and environments; env_file reaches the app', 
   assert.equal(env.FROM_FILE, 'dotenv-value')
 })
 
-test('starting the same file twice leaves one set of processes', async (t) => {
+test('starting the same file twice restarts its apps with the file as it is now (PM2 smart start), one set of processes', async (t) => {
   const h = createHome(t)
   const port = await freePort()
   const file = writeFile(h, 'ecosystem.config.js', `module.exports = { apps: [{ name: 'twice', script: ${JSON.stringify(ECHO)}, instances: 2, env: { PORT: '${port}' } }] }`)
@@ -56,8 +56,10 @@ test('starting the same file twice leaves one set of processes', async (t) => {
   const pids = (await h.jlist()).map((p) => p.pid)
   const again = await h.run(['start', file])
   assert.equal(again.code, 0, again.stderr)
-  assert.match(again.stdout, /twice: already running/)
-  assert.deepEqual((await h.jlist()).map((p) => p.pid), pids)
+  assert.match(again.stdout, /twice: restarted/)
+  const after = await h.jlist()
+  assert.equal(after.length, 2)
+  assert.ok(after.every((p) => !pids.includes(p.pid) && p.restarts === 1 && p.status === 'online'), JSON.stringify(after))
 })
 
 test('a misspelled key exits 2 with the suggestion and starts nothing; a .json with JavaScript is rejected, not run', async (t) => {

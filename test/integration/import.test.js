@@ -76,7 +76,7 @@ test('xpm import starts PM2\'s apps as PM2 ran them, writes their ecosystem file
   assert.match(fs.readFileSync(written, 'utf8'), /Imported from .*dump\.pm2 by `xpm import`/)
   const again = await h.run(['start', written], { env: { PM2_HOME: home } })
   assert.equal(again.code, 0, again.stderr)
-  assert.match(again.stdout, /api: already running/)
+  assert.match(again.stdout, /api: restarted/)
   assert.deepEqual(snapshot(home), before)
 
   // a second import refuses to replace the file

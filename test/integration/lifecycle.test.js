@@ -45,14 +45,31 @@ test('stop / start / restart / delete by name, by id and all', async (t) => {
   for (const pid of pids) await waitFor(() => !isAlive(pid))
 })
 
-test('starting a name that already runs does not create a second copy, and says so', async (t) => {
+test('PM2 smart start: a running script is not started twice without -f; -f starts another copy; start of a name restarts what runs', async (t) => {
   const h = createHome(t)
-  const port = await freePort()
-  assert.equal((await h.run(['start', fixture('echo-http.js'), '--name', 'solo'], { env: { PORT: String(port) } })).code, 0)
-  const again = await h.run(['start', fixture('echo-http.js'), '--name', 'solo'], { env: { PORT: String(port) } })
-  assert.equal(again.code, 0)
-  assert.match(again.stdout, /already running/)
+  const script = fixture('idle.js')
+  assert.equal((await h.run(['start', script, '--name', 'echo'])).code, 0)
+  const again = await h.run(['start', script, '--name', 'echo'])
+  assert.equal(again.code, 1, again.stdout + again.stderr)
+  assert.match(again.stderr, /echo already runs .*idle\.js; add -f to start another copy.*\[XPM_ERR_APP_EXISTS\]/)
   assert.equal((await h.jlist()).length, 1)
+  // cli-actions-1: three starts with -f give three processes; `stop 0` stops one, `stop echo` all
+  assert.equal((await h.run(['start', script, '--name', 'echo', '-f'])).code, 0)
+  assert.equal((await h.run(['start', script, '--name', 'echo', '-f'])).code, 0)
+  assert.deepEqual((await h.jlist()).map((p) => [p.id, p.status]), [[0, 'online'], [1, 'online'], [2, 'online']])
+  assert.equal((await h.run(['stop', '0'])).code, 0)
+  assert.deepEqual((await h.jlist()).map((p) => p.status), ['stopped', 'online', 'online'])
+  // smart-start: a stopped name starts (no restart counted), a running one restarts
+  assert.equal((await h.run(['stop', 'echo'])).code, 0)
+  assert.equal((await h.run(['start', 'echo'])).code, 0)
+  assert.deepEqual((await h.jlist()).map((p) => [p.status, p.restarts]), [['online', 0], ['online', 0], ['online', 0]])
+  assert.equal((await h.run(['start', 'echo'])).code, 0)
+  assert.deepEqual((await h.jlist()).map((p) => [p.status, p.restarts]), [['online', 1], ['online', 1], ['online', 1]])
+  assert.equal((await h.run(['start', '0'])).code, 0)
+  assert.deepEqual((await h.jlist()).map((p) => p.restarts), [2, 1, 1])
+  // reset: -i 4 -f next to the running app gives 4 more
+  assert.equal((await h.run(['start', script, '--name', 'echo', '-i', '4', '-f'])).code, 0)
+  assert.equal((await h.jlist()).length, 7)
 })
 
 test('unknown app or id, missing script, unknown command or option: one line, non-zero exit, nothing changed', async (t) => {

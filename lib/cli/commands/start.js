@@ -15,6 +15,7 @@ async function start (ctx) {
   const { resolveStart } = require('../../config')
   const specs = []
   const names = []
+  const fromScript = []
   let scripts = 0
   for (const target of targets) {
     if (target === '-') {
@@ -31,7 +32,10 @@ async function start (ctx) {
     if (!output.silent) for (const line of resolved.notices ?? []) process.stderr.write(`[xpm] notice: ${line}\n`)
     if (resolved.kind === 'name') names.push(target)
     else specs.push(...resolved.specs)
-    if (resolved.kind === 'script') scripts++
+    if (resolved.kind === 'script') {
+      scripts++
+      fromScript.push(...resolved.specs.map((s) => s.name))
+    }
   }
   if (opts.name !== undefined && scripts > 1) {
     throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--name names one app; ${scripts} scripts were given (start them one by one to name each)`)
@@ -55,9 +59,9 @@ async function start (ctx) {
       }))
     }
     if (specs.length) {
-      jobs.push(longRequest(client, 'start', { specs, force: opts.force === true }, { onProgress }).then((results) => {
+      jobs.push(longRequest(client, 'start', { specs, force: opts.force === true, fromScript }, { onProgress }).then((results) => {
         for (const r of results) {
-          if (!opts.json && r.action !== 'started') say(`[xpm] ${r.name}: ${r.action}${r.action === 'already running' ? ' (nothing started; use `xpm restart` or `xpm reload` to apply changes, or -f to replace it)' : ''}\n`)
+          if (!opts.json && r.action !== 'started' && r.action !== 'already running') say(`[xpm] ${r.name}: ${r.action}\n`)
           failures.push(...(r.failures || []).map((f) => ({ ...f, name: r.name })))
           finished.push(...(r.finished || []))
         }
@@ -77,6 +81,7 @@ async function start (ctx) {
   if (failures.length) {
     const first = failures[0]
     if (first.stderr?.length) process.stderr.write(`[xpm] last lines of ${first.name}[${first.instance}] on stderr:\n${first.stderr.map((l) => '  ' + l).join('\n')}\n`)
+    if (first.code === 'XPM_ERR_APP_EXISTS') throw new XpmError(first.code, first.message, { details: failures })
     throw new XpmError(first.code === 'XPM_ERR_CANCELLED' ? 'XPM_ERR_CANCELLED' : 'XPM_ERR_START_FAILED',
       `${failures.length} process(es) did not reach online: ${first.message}${first.code === 'XPM_ERR_CANCELLED' ? '' : `; see \`xpm logs ${first.name}\``}`,
       { details: failures })
