@@ -3,7 +3,7 @@
 const { EventEmitter } = require('node:events')
 const { XpmError } = require('../lib/errors')
 const { App } = require('./model/app')
-const { Instance } = require('./model/instance')
+const { Ids } = require('./model/ids')
 const { launcherFor } = require('./launchers')
 const { projector, wants } = require('../lib/process-fields')
 const { waitForDependencies, inReverseDependencyOrder, chainDepth, refuseCycles } = require('./dependencies')
@@ -24,29 +24,51 @@ const { shuttingDown } = require('./phase')
 class Supervisor extends EventEmitter {
   constructor ({ launcher = launcherFor, logSink = null, metrics = null, logger = null, prober = null } = {}) {
     super()
-    this.prober = prober // runs readiness probes for the instances' start-up gate (daemon/health)
     this.launcherFor = launcher
     this.logSink = logSink
     this.metrics = metrics
     this.logger = logger
     this.apps = new Map() // name → App
-    this.nextId = 0
-    this.liveIds = new Map() // id → its instance, while it is in an app or its processes still run
-    this.heldIds = new Set() // ids kept free for an app being renamed
+    this.ids = new Ids()
     this.closing = false
-    this.hub = {
+    // what every App and Instance is given (model/app.js); the supervisor is the event bus
+    this.context = {
+      events: this,
+      ids: this.ids,
       launcherFor: (spec) => this.launcherFor(spec),
-      newInstance: (app, index, id) => this.newInstance(app, index, id),
-      emit: (event, data) => this.emit(event, data),
-      forget: (app) => this.forget(app),
+      prober, // runs readiness probes for the instances' start-up gate (daemon/health)
       closing: () => this.closing,
+      forget: (app) => this.forget(app),
       lastErrorLines: (inst) => this.lastErrorLines(inst)
     }
-    this.on('intent', () => this.emit('change'))
-    this.on('removed', (inst) => {
-      this.metrics?.untrack(inst.id)
-      this.releaseId(inst)
+    this.wireEvents()
+  }
+
+  get nextId () { return this.ids.next }
+
+  // The registry's own listeners on the model's events: the daemon log, logs and metrics of each
+  // new process (in the tick it was forked), a 'change' for every status and intent change, and
+  // ids given back once a removed instance's processes are gone.
+  wireEvents () {
+    this.on('status', (change, instance) => {
+      this.logger?.info({ event: 'status', app: change.name, id: change.id, processPid: change.pid, from: change.from, to: change.to, exit: change.exit, reason: change.reason, delay: change.delay }, `${change.name}[${instance?.index}] ${change.from} → ${change.to}`)
+      this.ids.check()
+      this.emit('change')
     })
+    this.on('intent', () => this.emit('change'))
+    this.on('change', () => this.ids.check())
+    this.on('forked', ({ instance, handle }) => this.wire(instance, handle))
+    this.on('unforked', ({ instance, current }) => { if (current) this.metrics?.untrack(instance.id) })
+    // A memory limit needs a sample every second; the agent (if any) is told its report schedule.
+    this.on('process', (handle, instance) => {
+      // the watchdog (max_event_loop_delay, max_heap) needs a report every second, always
+      const steady = Boolean(instance.spec.maxEventLoopDelay || instance.spec.maxHeap)
+      if (handle.pid) this.metrics?.track(instance.id, handle.pid, { limited: Boolean(instance.spec.maxMemoryRestart), send: handle.reportsBoot ? (msg) => handle.send(msg) : null, steady })
+    })
+    this.on('restart', (r) => {
+      this.logger?.info({ event: 'restart', app: r.name, id: r.id, instance: r.instance, reason: r.reason }, `${r.name}[${r.instance}] restart: ${r.reason}`)
+    })
+    this.on('removed', (inst) => this.metrics?.untrack(inst.id))
   }
 
   // ---- lookup -------------------------------------------------------------------------------
@@ -90,12 +112,12 @@ class Supervisor extends EventEmitter {
     if (this.closing) throw shuttingDown()
   }
 
-  // ---- the model's wiring -------------------------------------------------------------------
+  // ---- the registry -------------------------------------------------------------------------
 
   // slots: [{ index, id }] to register stopped instances with saved ids (a restore); default:
   // none (the first start creates them from the spec).
   addApp (spec, { listens = false, slots = [] } = {}) {
-    const app = new App({ spec, listens, hub: this.hub })
+    const app = new App({ spec, listens, context: this.context })
     this.apps.set(spec.name, app)
     if (slots.length) app.addInstances(slots.map((s) => s.index), slots.map((s) => s.id))
     else this.emit('change')
@@ -108,66 +130,6 @@ class Supervisor extends EventEmitter {
     await this.logSink?.closeApp(app.name)
   }
 
-  // id: a saved id to keep (a restore checks it is free), else the next one. As in PM2, ids
-  // start again from 0 once no instance is left (`delete all`), but never while a removed
-  // instance may still have a process (a scale-down or delete still stopping it): an id names
-  // one process slot at a time in every reply, log line and metric.
-  newInstance (app, index, id = null) {
-    if (this.liveIds.size === 0 && this.heldIds.size === 0) this.nextId = 0
-    if (id === null) {
-      while (this.liveIds.has(this.nextId) || this.heldIds.has(this.nextId)) this.nextId++
-      id = this.nextId++
-    } else this.nextId = Math.max(this.nextId, id + 1)
-    const instance = new Instance({
-      id,
-      app,
-      index,
-      deps: {
-        launcherFor: this.launcherFor,
-        wire: (inst, handle) => this.wire(inst, handle),
-        unwire: (inst, handle) => { if (inst.handle === handle) this.metrics?.untrack(inst.id) },
-        probe: this.prober ? (probe, target, role) => this.prober.probe(probe, target, { role }) : null
-      }
-    })
-    this.liveIds.set(id, instance)
-    instance.on('status', (change) => {
-      this.logger?.info({ event: 'status', app: change.name, id: change.id, processPid: change.pid, from: change.from, to: change.to, exit: change.exit, reason: change.reason, delay: change.delay }, `${change.name}[${instance.index}] ${change.from} → ${change.to}`)
-      this.emit('status', change)
-      this.emit('change')
-    })
-    instance.on('change', () => this.emit('change'))
-    // A memory limit needs a sample every second; the agent (if any) is told its report schedule.
-    instance.on('process', (handle) => {
-      // the watchdog (max_event_loop_delay, max_heap) needs a report every second, always
-      const steady = Boolean(instance.spec.maxEventLoopDelay || instance.spec.maxHeap)
-      if (handle.pid) this.metrics?.track(instance.id, handle.pid, { limited: Boolean(instance.spec.maxMemoryRestart), send: handle.reportsBoot ? (msg) => handle.send(msg) : null, steady })
-    })
-    instance.on('restart', (r) => {
-      this.logger?.info({ event: 'restart', app: r.name, id: r.id, instance: r.instance, reason: r.reason }, `${r.name}[${r.instance}] restart: ${r.reason}`)
-      this.emit('restart', r)
-    })
-    for (const event of ['exit', 'replace-failed', 'readiness']) instance.on(event, (e) => this.emit(event, e))
-    return instance
-  }
-
-  // A removed instance gives its id back once none of its processes runs (scale and delete
-  // remove it first and stop it after, in the same operation).
-  releaseId (inst) {
-    const check = () => {
-      if (inst.processes().length || inst.stopping) return false
-      inst.off('status', check)
-      inst.off('change', check)
-      if (this.liveIds.get(inst.id) === inst) this.liveIds.delete(inst.id)
-      return true
-    }
-    queueMicrotask(() => {
-      if (!check()) {
-        inst.on('status', check)
-        inst.on('change', check)
-      }
-    })
-  }
-
   // Logs and metrics of a freshly forked process (same tick as the fork).
   wire (instance, handle) {
     this.logSink?.attach({
@@ -177,7 +139,6 @@ class Supervisor extends EventEmitter {
       stderr: handle.stderr
     })
     handle.on('message', (msg) => { if (instance.handle === handle) this.metrics?.onAgentMessage(instance.id, msg) })
-    this.emit('forked', { instance, handle })
     this.emit('change')
   }
 
@@ -275,8 +236,7 @@ class Supervisor extends EventEmitter {
     taken()
     announce(onProgress, [app.spec, spec], { stop: true, start: true })
     const slots = app.instances.map((i) => ({ index: i.index, id: i.id }))
-    const held = slots.map((s) => s.id).filter((id) => !this.heldIds.has(id))
-    for (const id of held) this.heldIds.add(id) // until the new instances take them
+    const unhold = this.ids.hold(slots.map((s) => s.id)) // until the new instances take them
     try {
       await app.delete()
       this.refuseWhenClosing()
@@ -284,7 +244,7 @@ class Supervisor extends EventEmitter {
       const renamed = this.addApp({ ...spec, instances: slots.length }, { listens: app.listens, slots })
       return { name: renamed.name, renamedFrom: app.name, ...(await renamed.restart(renamed.instances, { onProgress, reason: 'renamed' })) }
     } finally {
-      for (const id of held) this.heldIds.delete(id)
+      unhold()
     }
   }
 

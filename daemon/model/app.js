@@ -3,6 +3,7 @@
 const { XpmError } = require('../../lib/errors')
 const { STATUS } = require('../process-state')
 const { OpLane } = require('./op-lane')
+const { Instance } = require('./instance')
 const { reloadInstances } = require('../reload')
 const { planScale, scaleTarget, parseScaleChange } = require('../policies/scale')
 const { isWantedUp } = require('./predicates')
@@ -12,12 +13,20 @@ const { shuttingDown } = require('../phase')
 // changes the app goes through run() (see overlap-rules.js for how commands overlap); only this
 // class writes `spec`, `instances` and `listens`, and only Instance writes an instance's fields.
 class App {
-  constructor ({ spec, listens = false, hub }) {
+  // context, from the registry (daemon/supervisor.js), shared by its instances:
+  //   events          the model's event bus (observers subscribe there)
+  //   ids             the process id allocator (model/ids.js)
+  //   launcherFor     spec → the launcher of its mode (daemon/launchers)
+  //   prober          runs readiness probes for the start-up gate (daemon/health), or null
+  //   closing()       whether the daemon shuts down
+  //   forget(app)     takes a deleted app out of the registry
+  //   lastErrorLines  instance → its last stderr lines (daemon/logs), for a failed start's reply
+  constructor ({ spec, listens = false, context }) {
     this.name = spec.name
     this.spec = spec
     this.listens = listens
     this.instances = []
-    this.hub = hub // { launcherFor(spec), newInstance(app, index, id), emit(event, data), forget(app), lastErrorLines(instance) }
+    this.context = context
     this.lane = new OpLane(spec.name)
     // The app's part of the intent: `deleting` once a delete of the whole app is accepted (it is
     // no longer defined, even while its processes stop), `desiredSpec` the spec the last accepted
@@ -41,26 +50,30 @@ class App {
   // the command is acknowledged; docs/architecture.md, "Intent").
   want (instances, wanted, { by = wanted ? 'start' : 'stop', removing = false } = {}) {
     for (const inst of instances) inst.setIntent({ wanted, removing: removing || inst.removing, by })
-    this.hub.emit('intent', { app: this.name })
+    this.emit('intent', { app: this.name })
+  }
+
+  emit (event, data) {
+    this.context.events.emit(event, data)
   }
 
   get launcher () {
-    return this.hub.launcherFor(this.spec)
+    return this.context.launcherFor(this.spec)
   }
 
   markListening () {
     if (this.listens) return
     this.listens = true
-    this.hub.emit('change')
+    this.emit('change')
   }
 
   // Nothing brings processes up once the daemon shuts down (a restore finishing during
   // `xpm kill`, a policy restart): only stops and deletes still run then.
   run (kind, fn, options) {
-    if (this.hub.closing?.() && !TAKE_DOWN.has(kind)) return Promise.reject(shuttingDown())
+    if (this.context.closing?.() && !TAKE_DOWN.has(kind)) return Promise.reject(shuttingDown())
     return this.lane.run(kind, async (signal) => {
       if (this.deleted) throw notFound(this.name)
-      if (this.hub.closing?.() && !TAKE_DOWN.has(kind)) throw shuttingDown()
+      if (this.context.closing?.() && !TAKE_DOWN.has(kind)) throw shuttingDown()
       return fn(signal)
     }, options)
   }
@@ -68,16 +81,23 @@ class App {
   // ---- structure (called inside operations only) --------------------------------------------
 
   addInstances (indexes, ids = []) {
-    const added = indexes.map((index, n) => this.hub.newInstance(this, index, ids[n] ?? null))
+    const added = indexes.map((index, n) => {
+      const instance = new Instance({ id: null, app: this, index, context: this.context })
+      instance.id = this.context.ids.take(instance, ids[n] ?? null)
+      return instance
+    })
     this.instances = [...this.instances, ...added].sort((a, b) => a.index - b.index)
-    this.hub.emit('change')
+    this.emit('change')
     return added
   }
 
   removeInstances (removed) {
     this.instances = this.instances.filter((i) => !removed.includes(i))
-    for (const inst of removed) this.hub.emit('removed', inst)
-    this.hub.emit('change')
+    for (const inst of removed) {
+      this.context.ids.release(inst)
+      this.emit('removed', inst)
+    }
+    this.emit('change')
   }
 
   // A new spec keeps instance ids when the count is unchanged, adds or removes trailing ones
@@ -206,7 +226,7 @@ class App {
     for (const [n, o] of outcomes.entries()) {
       if (o.status !== 'rejected') continue
       const inst = instances[n]
-      failures.push({ id: inst.id, instance: inst.index, message: o.reason.message, stderr: await this.hub.lastErrorLines(inst) })
+      failures.push({ id: inst.id, instance: inst.index, message: o.reason.message, stderr: await this.context.lastErrorLines?.(inst) })
     }
     return { ids: instances.map((i) => i.id), failures, finished, ...(skipped.length ? { skipped } : {}) }
   }
@@ -218,7 +238,7 @@ class App {
   // operation under way goes on with the others.
   stop (instances = this.instances, kind = 'stop', { after = null } = {}) {
     this.want(instances, false, { by: kind })
-    this.hub.emit('command', { type: 'stop', instances }) // policies: a user stop also stops watch and cron
+    this.emit('command', { type: 'stop', instances }) // policies: a user stop also stops watch and cron
     const stopAll = async () => {
       if (after) await after
       await Promise.all(instances.map((i) => i.stop(kind)))
@@ -260,14 +280,14 @@ class App {
   // xpm_reloads_total counter of daemon/prometheus).
   reload (instances = this.kept, { spec = null, reason = 'reload', onStep = () => {}, coalesce = null } = {}) {
     if (spec) this.desiredSpec = spec
-    if (spec) this.hub.emit('intent', { app: this.name })
+    if (spec) this.emit('intent', { app: this.name })
     return this.run('reload', async (signal) => {
       try {
         const result = await reloadInstances(this, instances, { spec, reason, onStep, signal })
-        this.hub.emit('reloaded', { app: this.name, reason, result: result.failed ? 'failed' : 'success' })
+        this.emit('reloaded', { app: this.name, reason, result: result.failed ? 'failed' : 'success' })
         return result
       } catch (err) {
-        this.hub.emit('reloaded', { app: this.name, reason, result: err.code === 'XPM_ERR_CANCELLED' || signal.aborted ? 'cancelled' : 'failed' })
+        this.emit('reloaded', { app: this.name, reason, result: err.code === 'XPM_ERR_CANCELLED' || signal.aborted ? 'cancelled' : 'failed' })
         throw err
       }
     }, { coalesce })
@@ -310,13 +330,13 @@ class App {
     const whole = !this.isPart(instances)
     if (whole) this.deleting = true
     this.want(instances, false, { by: 'delete', removing: true })
-    this.hub.emit('command', { type: 'stop', instances })
+    this.emit('command', { type: 'stop', instances })
     const remove = async () => {
       if (after) await after // see stop()
       await this.retire(instances, 'delete')
       if (!this.instances.length) {
         this.deleted = true
-        await this.hub.forget(this)
+        await this.context.forget?.(this)
       }
       return { ids: instances.map((i) => i.id), deleted: this.deleted }
     }

@@ -1,6 +1,5 @@
 'use strict'
 
-const { EventEmitter } = require('node:events')
 const { performance } = require('node:perf_hooks')
 const { STATUS, assertTransition } = require('../process-state')
 const { decideRestart, policyFromSpec } = require('../restart-policy')
@@ -23,19 +22,20 @@ const DRAIN = { cmd: 'NODE_XPM_DRAIN' } // see lib/worker/drain.js
 // is adopted in the tick it is forked (exit watched, logs and metrics wired), so no interleaving
 // of commands can leave a child the daemon does not know about; stop() stops all of them.
 //
-// Emits 'status' on every status change, 'restart' on every counted restart, 'process' when a
+// Its events go to the model's event bus (context.events, the Supervisor), with the instance as
+// a second argument. Emits 'status' on every status change, 'restart' on every counted restart, 'process' when a
 // process takes the slot, and 'change' when something a snapshot shows changed without a status
 // change (a spare appeared or went away, readiness changed). For the journal and the hooks,
 // which only listen: 'exit' for every OS process of the slot that exits (with what xpm did to it
 // and what follows), 'replace-failed' when a reload's replacement is rolled back, 'readiness'
 // when the readiness probe's verdict on an online process changes.
-class Instance extends EventEmitter {
-  constructor ({ id, app, index, deps }) {
-    super()
+class Instance {
+  // context: what the app was given (model/app.js): { events, launcherFor(spec), prober }
+  constructor ({ id, app, index, context }) {
     this.id = id
     this.app = app
     this.index = index
-    this.deps = deps // { launcherFor(spec), wire(instance, handle), unwire(instance, handle) }
+    this.context = context
     this.status = STATUS.STOPPED
     this.handle = null
     this.spare = null
@@ -90,6 +90,10 @@ class Instance extends EventEmitter {
     return signal ? AbortSignal.any([signal, this.intentSignal]) : this.intentSignal
   }
 
+  emit (event, data) {
+    this.context.events.emit(event, data, this)
+  }
+
   get name () { return this.app.name }
   get spec () { return this.app.spec }
   get pid () { return this.handle && !this.handle.exited ? this.handle.pid : 0 }
@@ -128,9 +132,9 @@ class Instance extends EventEmitter {
 
   // Forks and adopts a process, in this tick.
   fork () {
-    const handle = this.deps.launcherFor(this.spec).launch(this.spec, this.env(), { index: this.index })
+    const handle = this.context.launcherFor(this.spec).launch(this.spec, this.env(), { index: this.index })
     handle.forkedAt = performance.now()
-    this.deps.wire(this, handle)
+    this.emit('forked', { instance: this, handle }) // logs, metrics, the saved state: in this tick
     handle.on('listening', () => this.app.markListening())
     handle.once('exit', (exit) => this.onExit(handle, exit))
     return handle
@@ -146,7 +150,7 @@ class Instance extends EventEmitter {
       label,
       signal,
       readiness: spec.readiness ?? null,
-      probe: spec.readiness && this.deps.probe ? () => this.deps.probe(spec.readiness, this.probeTarget(handle), 'readiness') : null
+      probe: spec.readiness && this.context.prober ? () => this.context.prober.probe(spec.readiness, this.probeTarget(handle), { role: 'readiness' }) : null
     })
   }
 
@@ -222,7 +226,7 @@ class Instance extends EventEmitter {
   }
 
   settleExit (handle, exit) {
-    this.deps.unwire(this, handle)
+    this.emit('unforked', { instance: this, handle, current: handle === this.handle })
     const role = handle === this.spare || handle.isSpare ? 'spare' : this.handle === handle ? 'current' : 'retiring'
     if (handle === this.spare) this.spare = null
     if (this.retiring.delete(handle) || this.handle !== handle) {
