@@ -10,7 +10,13 @@
 //     succeeded has every instance online;
 //   - a command fails only as the rules allow: XPM_ERR_CANCELLED when a later stop or delete of
 //     the same app was sent with it, XPM_ERR_APP_NOT_FOUND when the app did not exist at that
-//     point of the schedule, XPM_ERR_BAD_ARGUMENT for a scale below 1.
+//     point of the schedule, XPM_ERR_BAD_ARGUMENT for a scale below 1;
+//   - issue 22: the processes running are exactly those the intent says: every row the daemon
+//     wants up is online (or errored), every other row is stopped with no process, and no
+//     process of the home runs that is not a listed one, one of their descendants or the daemon;
+//     the intent itself is what the commands asked, in send order (a stop of one instance
+//     included), and survives `save`, `xpm update` and a daemon SIGKILL followed by a command;
+//     a `resurrect` after the final `kill` restores exactly the intent saved.
 // Commands of one batch are sent at once on one connection, so the daemon reads them in that
 // order; the next batch is sent once every reply arrived and every process settled. Each run
 // ends with one kill, after which no process of the daemon may be alive.
@@ -24,7 +30,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const crypto = require('node:crypto')
 const { createHome, waitFor, freePort, fixture } = require('../helpers/xpm')
-const { describeProc, running, homePids, appPids, recordChildren } = require('../helpers/procs')
+const { describeProc, running, homePids, appPids, recordChildren, procStat } = require('../helpers/procs')
 const { specFor, daemonClient, quietList, rows, trackingProblems, outcomeOf } = require('../helpers/overlap')
 
 // Seeds that once failed stay here as fixed regression cases, each with a note of what broke.
@@ -64,14 +70,24 @@ function schedule (seed) {
     return pairs[pairs.length - 1][0]
   }
   const command = () => {
-    const op = weighted([['start', 4], ['startTarget', 1], ['stop', 2.5], ['restart', 2], ['reload', 2], ['delete', 0.75], ['scale', 1.5]])
+    const op = weighted([['start', 4], ['startTarget', 1], ['stop', 2.5], ['stopOne', 1.5], ['restart', 2], ['reload', 2], ['delete', 0.75], ['scale', 1.5], ['save', 0.5]])
     const app = pick(APPS)
-    return op === 'scale' ? { op, app, change: pick(SCALES[app]) } : { op, app }
+    if (op === 'scale') return { op, app, change: pick(SCALES[app]) }
+    if (op === 'stopOne') return { op, app, nth: Math.floor(rand() * 3) }
+    return op === 'save' ? { op } : { op, app }
   }
   const total = 25 + Math.floor(rand() * 12) // 25..36 commands, the first start and the kill included
   const batches = [APPS.map((app) => ({ op: 'start', app }))]
   let count = APPS.length + 1
   while (count < total) {
+    // now and then the daemon is SIGKILLed (the next batch's commands go to the daemon that
+    // recovers), or replaced by `xpm update`: alone in their batch
+    const special = weighted([[null, 10], ['crash', 1], ['update', 0.6]])
+    if (special) {
+      batches.push([{ op: special }])
+      count++
+      continue
+    }
     const size = Math.min(1 + Math.floor(rand() * 4), total - count)
     batches.push(Array.from({ length: size }, command))
     count += size
@@ -83,23 +99,33 @@ function schedule (seed) {
 }
 
 function label (cmd) {
-  return cmd.op === 'kill' ? 'kill' : `${cmd.op} ${cmd.app}${cmd.change ? ` ${cmd.change}` : ''}`
+  if (!cmd.app) return cmd.op
+  return `${cmd.op} ${cmd.app}${cmd.change ? ` ${cmd.change}` : ''}${cmd.nth !== undefined ? ` #${cmd.nth}` : ''}`
 }
 
 // What each app should look like, following the commands in send order.
 //   exists: 'yes' | 'no' | 'maybe' (a start of an absent app that was cancelled: the app may or
 //           may not have been created; the next quiet point's list decides)
 //   last:   the last lifecycle command: 'start' | 'stop' | 'restart' | null; lastOk: it succeeded
+//   want:   the intent of the whole app the commands asked for, in send order: true, false or
+//           null (unknown: a scale of an app with mixed intent); wantIds: id → intent of the
+//           instances stopped one by one since
 function newModel () {
-  return Object.fromEntries(APPS.map((app) => [app, { exists: 'no', last: null, lastOk: false }]))
+  return Object.fromEntries(APPS.map((app) => [app, { exists: 'no', last: null, lastOk: false, want: null, wantIds: new Map() }]))
 }
 
-function request (cmd, specs) {
+// The id a `stopOne` names: the nth row of its app in the last quiet list (null: none).
+function request (cmd, specs, lastList) {
   switch (cmd.op) {
     case 'start': return ['start', { specs: [specs[cmd.app]], force: false }]
     case 'startTarget': return ['startTarget', { target: cmd.app }]
-    case 'scale': return ['scale', { name: cmd.app, change: cmd.change }]
-    case 'kill': return ['kill', {}]
+    case 'scale': return ['scale', { target: cmd.app, change: cmd.change }]
+    case 'stopOne': {
+      const rows = lastList.filter((p) => p.name === cmd.app)
+      cmd.id = rows.length ? rows[cmd.nth % rows.length].id : null
+      return ['stop', { target: cmd.id === null ? cmd.app : String(cmd.id) }]
+    }
+    case 'kill': case 'save': return [cmd.op, {}]
     default: return [cmd.op, { target: cmd.app }]
   }
 }
@@ -113,6 +139,10 @@ function judgeBatch (batch, outcomes, model, { killBatch }) {
       if (!out.ok) problems.push(`kill failed: ${out.code} ${out.message}`)
       return
     }
+    if (cmd.op === 'save') {
+      if (!out.ok && !(killBatch && ['XPM_ERR_DAEMON_UNREACHABLE', 'XPM_ERR_SHUTTING_DOWN'].includes(out.code))) problems.push(`save → ${out.code}: ${out.message}`)
+      return
+    }
     const st = model[cmd.app]
     const why = `${label(cmd)} → ${out.code}: ${out.message}`
     if (!out.ok) {
@@ -124,7 +154,8 @@ function judgeBatch (batch, outcomes, model, { killBatch }) {
         else if (!/cancelled by (stop|delete)/.test(out.message)) problems.push(`${why} (the message should name what cancelled it)`)
         else if (['stop', 'delete'].includes(cmd.op)) problems.push(`${why} (stop and delete are never cancelled)`)
       } else if (out.code === 'XPM_ERR_APP_NOT_FOUND') {
-        if (st.exists === 'yes') problems.push(`${why} (${cmd.app} exists at that point of the schedule)`)
+        // a stopOne's instance may have been scaled away or deleted by an earlier command of the batch
+        if (st.exists === 'yes' && !(cmd.op === 'stopOne' && batch.slice(0, n).some((c) => c.app === cmd.app && ['scale', 'delete'].includes(c.op)))) problems.push(`${why} (${cmd.app} exists at that point of the schedule)`)
       } else if (out.code === 'XPM_ERR_BAD_ARGUMENT') {
         if (cmd.op !== 'scale') problems.push(why)
       } else {
@@ -135,25 +166,59 @@ function judgeBatch (batch, outcomes, model, { killBatch }) {
       case 'start':
         if (out.ok) Object.assign(st, { exists: 'yes', last: 'start', lastOk: true })
         else Object.assign(st, { exists: st.exists === 'yes' ? 'yes' : 'maybe', last: 'start', lastOk: false })
+        if (out.ok || out.code === 'XPM_ERR_CANCELLED') Object.assign(st, { want: true, wantIds: new Map() })
         break
       case 'startTarget':
       case 'restart':
-        if (st.exists !== 'no') Object.assign(st, { last: cmd.op === 'restart' ? 'restart' : 'start', lastOk: out.ok })
+        if (st.exists !== 'no') Object.assign(st, { last: cmd.op === 'restart' ? 'restart' : 'start', lastOk: out.ok, want: true, wantIds: new Map() })
         break
       case 'stop':
-        if (st.exists !== 'no') Object.assign(st, { last: 'stop', lastOk: out.ok })
+        if (st.exists !== 'no') Object.assign(st, { last: 'stop', lastOk: out.ok, want: false, wantIds: new Map() })
+        break
+      case 'stopOne':
+        if (out.ok && cmd.id !== null) st.wantIds.set(cmd.id, false)
+        else if (out.ok && st.exists !== 'no') Object.assign(st, { last: 'stop', lastOk: true, want: false, wantIds: new Map() })
+        if (cmd.id !== null && st.last !== 'stop') st.last = 'mixed'
+        break
+      case 'scale':
+        if (st.wantIds.size && st.want !== false) st.want = null
         break
       case 'delete':
-        Object.assign(st, { exists: 'no', last: null, lastOk: false })
+        Object.assign(st, { exists: 'no', last: null, lastOk: false, want: null, wantIds: new Map() })
         break
     }
   })
   return problems
 }
 
+// Issue 22: the processes running are exactly those the intent says, and the intent is what the
+// commands asked.
+function intentProblems (h, daemonPid, list, model) {
+  const problems = []
+  for (const p of list) {
+    if (p.wanted && !['online', 'errored'].includes(p.status)) problems.push(`${p.name}[${p.instance}] (id ${p.id}) is wanted up but ${p.status}`)
+    if (!p.wanted && (p.status !== 'stopped' || p.pid)) problems.push(`${p.name}[${p.instance}] (id ${p.id}) is not wanted up but ${p.status}, pid ${p.pid}`)
+    const st = model[p.name]
+    if (!st || st.exists === 'no') continue
+    const expected = st.wantIds.has(p.id) ? st.wantIds.get(p.id) : st.want
+    if (expected !== null && p.wanted !== expected) problems.push(`${p.name}[${p.instance}] (id ${p.id}): the commands asked wanted=${expected}, the daemon holds ${p.wanted}`)
+  }
+  const listed = new Set(list.flatMap((p) => [p.pid, ...(p.extraPids ?? [])]).filter(Boolean))
+  for (const pid of homePids(h.home)) {
+    if (pid === daemonPid || listed.has(pid) || descendsFrom(pid, listed)) continue
+    problems.push(`a process of this home runs that the intent does not account for: ${describeProc(pid)}`)
+  }
+  return problems
+}
+
+function descendsFrom (pid, ancestors) {
+  for (let n = 0, p = procStat(pid)?.ppid; p > 1 && n < 64; n++, p = procStat(p)?.ppid) if (ancestors.has(p)) return true
+  return false
+}
+
 // The invariants of a quiet point; resolves 'maybe' apps from the list.
 function judgeQuietPoint (h, daemonPid, list, model) {
-  const problems = trackingProblems(daemonPid, list)
+  const problems = [...trackingProblems(daemonPid, list), ...intentProblems(h, daemonPid, list, model)]
   for (const app of APPS) {
     const st = model[app]
     const mine = list.filter((p) => p.name === app)
@@ -162,7 +227,7 @@ function judgeQuietPoint (h, daemonPid, list, model) {
     if (st.exists === 'no') {
       if (mine.length) problems.push(`${app} was deleted but is listed: ${rows(mine)}`)
       if (live.length) problems.push(`${app} was deleted but has live processes: ${live.map(describeProc).join('; ')}`)
-    } else if (st.last === 'stop') {
+    } else if (st.last === 'stop' && st.want === false) {
       if (mine.some((p) => p.status !== 'stopped')) problems.push(`${app} was last stopped but lists ${rows(mine)}`)
       if (live.length) problems.push(`${app} was last stopped but has live processes: ${live.map(describeProc).join('; ')}`)
     } else if ((st.last === 'start' || st.last === 'restart') && st.lastOk) {
@@ -189,31 +254,54 @@ for (const seed of SEEDS) {
     }
     assert.equal(specs.web.execMode, 'cluster')
     assert.equal(specs.job.execMode, 'fork')
-    const c = await daemonClient(t, h)
-    const daemonPid = c.hello.pid
-    const rec = recordChildren(daemonPid)
+    let c = await daemonClient(t, h)
+    let daemonPid = c.hello.pid
+    let rec = recordChildren(daemonPid)
     t.after(() => rec.stop())
     const model = newModel()
     const transcript = []
+    let lastList = []
     const fail = (problems, where) => {
       assert.fail(`seed ${seed}, ${where}:\n  ${problems.join('\n  ')}\n\ntranscript:\n${transcript.join('\n')}\n\nreproduce: ${reproduce}`)
+    }
+    // a new daemon (after a crash or an update): a new connection, its children recorded
+    const reconnect = async () => {
+      c.close()
+      rec.stop()
+      c = await daemonClient(t, h)
+      daemonPid = c.hello.pid
+      rec = recordChildren(daemonPid)
     }
 
     for (const [b, batch] of batches.entries()) {
       const killBatch = batch.some((cmd) => cmd.op === 'kill')
-      // all in the same tick, on one connection: the daemon reads them in this order
-      const pending = batch.map((cmd) => c.request(...request(cmd, specs), { timeout: 90000 }))
-      const outcomes = (await Promise.allSettled(pending)).map(outcomeOf)
-      transcript.push(`batch ${b}: ${batch.map((cmd, n) => `${label(cmd)} → ${outcomes[n].ok ? 'ok' : outcomes[n].code}`).join(', ')}`)
-      const problems = judgeBatch(batch, outcomes, model, { killBatch })
-      if (problems.length) fail(problems, `replies of batch ${b}`)
-      if (killBatch) break
+      if (batch[0].op === 'crash' || batch[0].op === 'update') {
+        if (batch[0].op === 'crash') {
+          process.kill(daemonPid, 'SIGKILL')
+          await waitFor(() => !running(daemonPid), { timeout: 10000, message: 'the SIGKILLed daemon gone' })
+          transcript.push(`batch ${b}: SIGKILL daemon ${daemonPid}`)
+        } else {
+          const res = await h.run(['update'], { timeout: 90000 })
+          transcript.push(`batch ${b}: update → exit ${res.code}`)
+          if (res.code !== 0) fail([`xpm update exited ${res.code}: ${res.stderr.trim()}`], `batch ${b}`)
+        }
+        await reconnect()
+      } else {
+        // all in the same tick, on one connection: the daemon reads them in this order
+        const pending = batch.map((cmd) => c.request(...request(cmd, specs, lastList), { timeout: 90000 }))
+        const outcomes = (await Promise.allSettled(pending)).map(outcomeOf)
+        transcript.push(`batch ${b}: ${batch.map((cmd, n) => `${label(cmd)}${cmd.id != null ? ` (id ${cmd.id})` : ''} → ${outcomes[n].ok ? 'ok' : outcomes[n].code}`).join(', ')}`)
+        const problems = judgeBatch(batch, outcomes, model, { killBatch })
+        if (problems.length) fail(problems, `replies of batch ${b}`)
+        if (killBatch) break
+      }
 
       const list = await quietList(() => c.request('list'), { timeout: 45000 }).catch((err) => fail([err.message], `quiet point after batch ${b}`))
       rec.add(list.map((p) => p.pid))
       transcript.push(`  quiet: ${rows(list)}`)
       const broken = judgeQuietPoint(h, daemonPid, list, model)
       if (broken.length) fail(broken, `quiet point after batch ${b}`)
+      lastList = list
     }
 
     await waitFor(() => !running(daemonPid), { timeout: 60000, message: `daemon pid ${daemonPid} to exit after kill` })
@@ -221,6 +309,18 @@ for (const seed of SEEDS) {
     rec.stop()
     const leftovers = [...new Set([...homePids(h.home), ...rec.alive()])]
     if (leftovers.length) fail(leftovers.map((pid) => `alive after kill: ${describeProc(pid)}`), 'after kill')
+
+    // a resurrect after the kill restores exactly the intent of the last save
+    const dump = require('node:path').join(h.home, 'dump.json')
+    if (require('node:fs').existsSync(dump)) {
+      const saved = JSON.parse(require('node:fs').readFileSync(dump, 'utf8')).apps
+      const back = await h.run(['resurrect'], { timeout: 90000 })
+      transcript.push(`resurrect → exit ${back.code}`)
+      const list = await quietList(() => h.jlist(), { timeout: 45000 }).catch((err) => fail([err.message], 'after resurrect'))
+      const intent = (apps) => apps.flatMap((a) => a.instances.map((i) => `${a.spec.name}[${i.index}]:${i.desired}`)).sort()
+      const now = list.map((p) => `${p.name}[${p.instance}]:${p.wanted ? 'online' : 'stopped'}`).sort()
+      if (JSON.stringify(now) !== JSON.stringify(intent(saved))) fail([`saved ${intent(saved).join(' ')}`, `restored ${now.join(' ')}`], 'resurrect after kill')
+    }
     if (process.env.XPM_TEST_VERBOSE) for (const line of transcript) t.diagnostic(line)
   })
 }
