@@ -88,10 +88,10 @@ function renderMiniList (processes) {
   const head = ['id', 'name', ...(withNs ? ['namespace'] : []), 'mode', 'pid', 'uptime', 'restarts', 'status', 'cpu', 'mem']
   const rows = processes.map((p) => [
     String(p.id), String(p.name), ...(withNs ? [String(p.namespace ?? 'default')] : []), String(p.mode), p.pid ? String(p.pid) : '-',
-    formatUptime(p.uptime), String(p.restarts), shownStatus(p), formatPercent(p.cpu), formatBytes(p.memory).replace(' ', '')
+    p.pid ? formatUptime(p.uptime) : '-', String(p.restarts), shownStatus(p), formatPercent(p.cpu), formatBytes(p.memory).replace(' ', '')
   ])
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-  const line = (cells) => cells.map((c, i) => i === cells.length - 1 ? c : c.padEnd(widths[i])).join(' ')
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => displayWidth(r[i]))))
+  const line = (cells) => cells.map((c, i) => i === cells.length - 1 ? c : padEndWidth(c, widths[i])).join(' ')
   return [line(head), ...rows.map(line)].join('\n') + '\n'
 }
 
