@@ -3,9 +3,11 @@
 // How many terminal columns a string takes: 日本語 and most emoji take two each, combining marks
 // none. Measured by string-width (v4, the CommonJS major cli-table3 itself uses, so tables drawn
 // either way agree), with a fast path for printable ASCII, which is nearly every cell.
-// Strings here carry no colour codes: callers colour after measuring.
+// Strings here carry no colour codes: callers colour after measuring. The fast path also takes
+// the few one-column symbols the tables themselves print ('↺' in the list header, '…', the box):
+// an ASCII table never loads string-width.
 
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
+const PRINTABLE_ASCII = /^[\x20-\x7e↺…─│┌┬┐└┴┘]*$/
 let stringWidth = null
 
 function displayWidth (text) {
