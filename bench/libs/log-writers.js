@@ -50,13 +50,16 @@ async function once1 (make) {
   }
 }
 
+// Rounds interleave the writers, so a burst of load on the machine hits all of them alike.
 async function main () {
   console.log(`${MB} MiB per round, ${ROUNDS} rounds, median MiB/s (node ${process.version})`)
-  for (const [name, make] of Object.entries(writers)) {
-    const runs = []
-    for (let i = 0; i < ROUNDS; i++) runs.push(await once1(make))
-    runs.sort((a, b) => a - b)
-    console.log(`${name.padEnd(36)} ${runs[Math.floor(runs.length / 2)].toFixed(0).padStart(6)} MiB/s  (min ${runs[0].toFixed(0)}, max ${runs.at(-1).toFixed(0)})`)
+  const runs = Object.fromEntries(Object.keys(writers).map((name) => [name, []]))
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const [name, make] of Object.entries(writers)) runs[name].push(await once1(make))
+  }
+  for (const [name, r] of Object.entries(runs)) {
+    r.sort((a, b) => a - b)
+    console.log(`${name.padEnd(36)} ${r[Math.floor(r.length / 2)].toFixed(0).padStart(6)} MiB/s  (min ${r[0].toFixed(0)}, max ${r.at(-1).toFixed(0)})`)
   }
 }
 
