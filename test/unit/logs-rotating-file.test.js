@@ -113,3 +113,30 @@ test('the folder is checked again before each rotation: made shared since, the f
   assert.equal(err.folder, logs)
   assert.deepEqual(fs.readdirSync(logs), ['app.log'], 'nothing renamed or created')
 })
+
+test('the sink with a refused file: the reason logged once, lines still reach `xpm logs` (ring and subscribers), counted as not written', async (t) => {
+  const { createLogSink } = require('../../daemon/logs')
+  const { PassThrough } = require('node:stream')
+  const { waitFor } = require('../helpers/wait')
+  const dir = tmpDir(t)
+  const shared = path.join(dir, 'shared')
+  fs.mkdirSync(shared)
+  fs.chmodSync(shared, 0o777)
+  const errors = []
+  const logger = { error: (obj, msg) => errors.push(msg), warn () {}, debug () {}, info () {} }
+  const sink = createLogSink({ logsDir: dir, logger })
+  const seen = []
+  sink.subscribe({ names: null, ids: null, streams: new Set(['out']) }, (l) => seen.push(l.line))
+  const stdout = new PassThrough()
+  const stderr = new PassThrough()
+  sink.attach({ spec: { name: 'r', cwd: '/', logs: { outFile: path.join(shared, 'r.log') } }, proc: { id: 0, name: 'r', instance: 0, pid: 1 }, stdout, stderr })
+  stdout.end('one\ntwo\n')
+  stderr.end()
+  await waitFor(() => sink.stats().sources === 0)
+  assert.deepEqual((await sink.tail({}, 10)).map((l) => l.line), ['one', 'two'])
+  await sink.close()
+  assert.deepEqual(seen, ['one', 'two'])
+  assert.equal(errors.filter((m) => m.includes(`log file ${path.join(shared, 'r.log')} refused: its folder ${shared}`)).length, 1, errors.join('\n'))
+  assert.equal(sink.stats().droppedLines, 2)
+  assert.deepEqual(fs.readdirSync(shared), [])
+})
