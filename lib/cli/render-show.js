@@ -54,7 +54,7 @@ function renderOne (p, options) {
     rows.push(['error log', p.logs.err])
     if (p.logs.combined) rows.push(['combined log', p.logs.combined])
   }
-  return renderTable(rows.map(([k, v]) => [k, String(v)]), { flex: 1, ...options })
+  return renderTable(rows.map(([k, v]) => [k, String(v)]), { flex: 1, wrapOnWords: false, ...options })
 }
 
 // instances: 'max' (0, -n) and the CPUs it counted: where that number came from (lib/cpus.js).
