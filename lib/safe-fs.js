@@ -77,6 +77,19 @@ function ensureSafeHome (home, { create = true, tighten = false } = {}) {
   if (tighten && (st.mode & 0o077)) fs.chmodSync(home, 0o700)
 }
 
+// The rule for a folder that must not let another user add, remove or rename names in it: owned
+// by root or by `me`, and writable by nobody else; with `sticky`, a sticky folder writable by all
+// (/tmp) passes too (nobody can remove or rename what is not theirs there, but anyone can add).
+// Returns why it fails, or null. Shared by XPM_HOME's ancestors and log folders (daemon/logs/).
+function folderProblem (st, me, { sticky = false } = {}) {
+  if (!st.isDirectory()) return 'is not a directory'
+  if (st.uid !== 0 && st.uid !== me) return `is owned by uid ${st.uid}, neither root nor you (uid ${me})`
+  if ((st.mode & GROUP_OR_OTHER_WRITE) && !(sticky && (st.mode & STICKY))) {
+    return `is writable by ${who(st.mode)} (mode ${octal(st.mode)})${sticky ? ' and not sticky' : ''}`
+  }
+  return null
+}
+
 function checkAncestors (start, me, home) {
   let dir
   try {
@@ -85,10 +98,7 @@ function checkAncestors (start, me, home) {
     return // nothing above to check yet (the CLI has not created the home)
   }
   for (;;) {
-    const st = fs.statSync(dir)
-    let problem = null
-    if (st.uid !== 0 && st.uid !== me) problem = `is owned by uid ${st.uid}, neither root nor you (uid ${me})`
-    else if ((st.mode & GROUP_OR_OTHER_WRITE) && !(st.mode & STICKY)) problem = `is writable by ${who(st.mode)} (mode ${octal(st.mode)}) and not sticky`
+    const problem = folderProblem(fs.statSync(dir), me, { sticky: true })
     if (problem) {
       throw unsafe(`${dir}, a folder above XPM_HOME ${home}, ${problem}: its owner or writers could replace XPM_HOME; xpm will not use it. Fix: put XPM_HOME in a folder only you and root can write`, { path: dir, problem })
     }
@@ -216,5 +226,6 @@ module.exports = {
   createExclusive,
   writePrivateFileSync,
   problemWith,
+  folderProblem,
   CREATE_FLAGS
 }

@@ -4,7 +4,7 @@ const { EventEmitter, once } = require('node:events')
 const fs = require('node:fs')
 const path = require('node:path')
 const { finished } = require('node:stream/promises')
-const { createStream: createRotatingFile } = require('./rotating-file')
+const { openLogFile } = require('./rotating-file')
 const { Ring } = require('./ring')
 const { rfsOptions, historyFiles, DEV_NULL } = require('./paths')
 
@@ -12,7 +12,7 @@ const { rfsOptions, historyFiles, DEV_NULL } = require('./paths')
 // lines only, so lines from different instances never interleave and rotation never cuts one.
 // Emits 'drain' when the bytes not yet on disk fall back under half the high-water mark.
 class FileSink extends EventEmitter {
-  constructor ({ file, rotate, ring = false, highWaterMark = 256 * 1024, createStream = createRotatingFile, logger }) {
+  constructor ({ file, rotate, ring = false, highWaterMark = 256 * 1024, createStream = openLogFile, logger }) {
     super()
     this.setMaxListeners(0) // every paused instance waits for 'drain'
     this.file = file
@@ -34,25 +34,38 @@ class FileSink extends EventEmitter {
     this.droppedLines = 0
     this.rotations = 0
     this.closed = false
-    this.stream = this.open()
+    this.stream = null
+    this.opening = this.open() // never rejects
   }
 
   enableRing () {
     if (!this.ring) this.ring = new Ring()
   }
 
-  open () {
-    if (this.file === DEV_NULL) return null
-    let stream
+  // Lines are held while the folder is checked and the file opened (createStream may be async);
+  // a refused or failed file leaves `stream` null: the app runs on, its lines still reach
+  // subscribers and the ring (`xpm logs`), only this file is not written until reloadLogs.
+  async open () {
+    if (this.file === DEV_NULL) return
+    this.hold()
     try {
-      stream = this.createStream(this.file, rfsOptions(this.rotate))
-    } catch (err) {
-      this.logger?.error({ event: 'log-error', file: this.file, err }, `cannot open ${this.file}`)
-      return null
+      let stream
+      try {
+        stream = await this.createStream(this.file, rfsOptions(this.rotate))
+      } catch (err) {
+        this.logger?.error({ event: 'log-error', file: this.file, err }, err.code === 'EUNSAFE' ? err.message : `cannot open ${this.file} (${err.code || err.message}); its lines are not written to it until reloadLogs`)
+        return
+      }
+      this.wire(stream)
+      this.stream = stream
+    } finally {
+      this.release()
     }
+  }
+
+  wire (stream) {
     stream.on('error', (err) => {
-      // EUNSAFE: a symbolic link, a file of another user (see rotating-file.js); the app runs on,
-      // its lines stay in memory for `xpm logs`, only this file is not written
+      // EUNSAFE: the folder refused at a rotation (see folder-trust.js)
       this.logger?.error({ event: 'log-error', file: this.file, err }, `writing ${this.file} failed (${err.code === 'EUNSAFE' ? err.message : err.code || err.message}); its lines are not written to it until reloadLogs`)
       if (this.stream === stream) this.stream = null
     })
@@ -62,7 +75,6 @@ class FileSink extends EventEmitter {
       if (this.rotate?.maxFiles === 0) fs.promises.unlink(to).catch(() => {})
       this.logger?.debug({ event: 'log-rotated', file: this.file, to }, `rotated ${this.file}`)
     })
-    return stream
   }
 
   // text: whole lines, each ending in '\n'. Returns false when the writer should pause.
@@ -73,18 +85,21 @@ class FileSink extends EventEmitter {
     }
     this.writtenBytes += bytes
     if (this.held) {
-      this.held.push([text, bytes])
+      this.held.push([text, bytes, lines])
       this.heldBytes += bytes
     } else {
-      this.send(text, bytes)
+      this.send(text, bytes, lines)
     }
     if (this.inflight + this.heldBytes < this.hwm) return true
     this.needDrain = true
     return false
   }
 
-  send (text, bytes) {
-    if (!this.stream) return
+  send (text, bytes, lines) {
+    if (!this.stream) {
+      this.droppedLines += lines
+      return
+    }
     this.inflight += bytes
     this.stream.write(text, () => {
       this.inflight -= bytes
@@ -107,9 +122,14 @@ class FileSink extends EventEmitter {
   // Keeps new lines back and waits until everything before them is in the file: then the
   // files hold exactly writtenBytes of this sink's lines at their logical end.
   async quiesce (signal) {
+    await this.opening // the lines held while the file opens go in first
+    this.hold()
+    if (this.inflight > 0) await once(this, 'idle', { signal })
+  }
+
+  hold () {
     this.holds++
     if (!this.held) this.held = []
-    if (this.inflight > 0) await once(this, 'idle', { signal })
   }
 
   release () {
@@ -117,7 +137,7 @@ class FileSink extends EventEmitter {
     const held = this.held || []
     this.held = null
     this.heldBytes = 0
-    for (const [text, bytes] of held) this.send(text, bytes)
+    for (const [text, bytes, lines] of held) this.send(text, bytes, lines)
     this.emit('released')
     this.settle()
   }
@@ -134,7 +154,10 @@ class FileSink extends EventEmitter {
         await this.removeContent()
         this.ring?.clear()
       }
-      if (!this.closed) this.stream = this.open()
+      if (!this.closed) {
+        this.opening = this.open()
+        await this.opening
+      }
     } finally {
       this.release()
     }

@@ -1,7 +1,8 @@
 'use strict'
 
 const { formatBytes, formatUptime } = require('../quantity')
-const { formatPercent, truncate } = require('./format')
+const { formatPercent } = require('./format')
+const { displayWidth, truncateWidth, padEndWidth } = require('../display-width')
 
 const HEAD = ['id', 'name', 'mode', 'pid', 'uptime', '↺', 'status', 'cpu', 'mem']
 // The fields of a process the table shows: `xpm list` asks the daemon for these only.
@@ -13,42 +14,39 @@ function shownStatus (p) {
   return p.status === 'online' && p.ready === false ? 'not ready' : String(p.status)
 }
 
-// The process table, fitted to the terminal (80 columns when not a TTY): the name column
-// gives way first. Built in one pass over the rows, as strings (the box-drawing layout
-// cli-table3 used to draw, without its per-cell cost: 1,000 rows take a few ms).
+// The process table, fitted to the terminal (80 columns when not a TTY): the name column gives
+// way first, then the status column. Every cell keeps one space each side (a cramped table
+// loses characters of a name, never the padding that lines the cells up). Widths are display
+// widths (日本語 and emoji take two columns) and cut cells end in '…', as cli-table3 draws them:
+// test/unit/render-list.test.js keeps this output byte-identical to cli-table3's for the same
+// rows. Built in one pass over the rows, as strings: cli-table3 lays cells out in time that grows
+// with the square of the rows (docs/architecture.md, "Dependencies").
 function renderList (processes, { columns = process.stdout.columns || 80, tty = Boolean(process.stdout.isTTY) } = {}) {
   if (processes.length === 0) return 'No processes. Start one with `xpm start app.js`.\n'
   // a namespace column only when some app has one
   const withNs = processes.some((p) => p.namespace && p.namespace !== 'default')
   const head = withNs ? [...HEAD.slice(0, 2), 'namespace', ...HEAD.slice(2)] : HEAD
   const STATUS = head.indexOf('status')
-  const widths = head.map((h) => h.length)
+  const widths = head.map((h) => displayWidth(h))
   const rows = new Array(processes.length)
   for (let r = 0; r < processes.length; r++) {
-    const p = processes[r]
-    const row = [
-      String(p.id), String(p.name), String(p.mode), p.pid ? String(p.pid) : '-', formatUptime(p.uptime),
-      String(p.restarts), shownStatus(p), formatPercent(p.cpu), formatBytes(p.memory)
-    ]
-    if (withNs) row.splice(2, 0, String(p.namespace ?? 'default'))
-    for (let i = 0; i < row.length; i++) if (row[i].length > widths[i]) widths[i] = row[i].length
+    const row = listRow(processes[r], withNs)
+    for (let i = 0; i < row.length; i++) {
+      const w = displayWidth(row[i])
+      if (w > widths[i]) widths[i] = w
+    }
     rows[r] = row
   }
-  const content = widths.reduce((a, b) => a + b, 0)
-  // Two spaces of padding per column when they fit, one when not; then the name column gives way.
-  const padding = content + head.length * 3 + 1 <= columns ? 2 : 1
-  const spare = columns - content - head.length * (padding + 1) - 1
-  if (spare < 0) widths[1] = Math.max(6, widths[1] + spare)
-  const cells = widths.map((w) => w + padding)
+  fitWidths(widths, head, columns, STATUS)
+  const cells = widths.map((w) => w + 2)
   const grey = tty ? (s) => `\u001b[90m${s}\u001b[39m` : (s) => s
   const bar = grey('│')
-  const cell = (text, i) => ' ' + text + ' '.repeat(Math.max(0, cells[i] - 1 - text.length))
+  const cell = (text, i) => ' ' + padEndWidth(truncateWidth(text, widths[i]), widths[i]) + ' '
   const rule = (left, mid, right) => cells.map((w, i) => grey((i === 0 ? left : mid) + '─'.repeat(w) + (i === cells.length - 1 ? right : ''))).join('')
 
   const out = [rule('┌', '┬', '┐')]
   out.push(bar + head.map((h, i) => tty ? `\u001b[1m\u001b[36m${cell(h, i)}\u001b[39m\u001b[22m` : cell(h, i)).join(bar) + bar)
   for (const row of rows) {
-    row[1] = truncate(row[1], widths[1])
     let line = bar
     for (let i = 0; i < row.length; i++) {
       const text = cell(row[i], i)
@@ -60,6 +58,29 @@ function renderList (processes, { columns = process.stdout.columns || 80, tty = 
   return out.join('\n') + '\n'
 }
 
+// The cells of one process, as text. A process with no pid (stopped, errored, waiting) has no
+// uptime either: '-' like its pid, not 0.
+function listRow (p, withNs) {
+  const row = [
+    String(p.id), String(p.name), String(p.mode), p.pid ? String(p.pid) : '-', p.pid ? formatUptime(p.uptime) : '-',
+    String(p.restarts), shownStatus(p), formatPercent(p.cpu), formatBytes(p.memory)
+  ]
+  if (withNs) row.splice(2, 0, String(p.namespace ?? 'default'))
+  return row
+}
+
+// Shrinks the name column (down to 6), then the status column (down to its header), until the
+// table fits in `columns`; each column takes its content, a space each side and a bar.
+function fitWidths (widths, head, columns, STATUS) {
+  let over = widths.reduce((a, b) => a + b, 0) + head.length * 3 + 1 - columns
+  for (const [i, min] of [[1, 6], [STATUS, head[STATUS].length]]) {
+    if (over <= 0) return
+    const give = Math.min(over, Math.max(0, widths[i] - min))
+    widths[i] -= give
+    over -= give
+  }
+}
+
 // `-m, --mini-list`: one plain line per process, columns separated by spaces, no box, no
 // colour; easy to grep and cut. The namespace column appears when an app has one.
 function renderMiniList (processes) {
@@ -67,10 +88,10 @@ function renderMiniList (processes) {
   const head = ['id', 'name', ...(withNs ? ['namespace'] : []), 'mode', 'pid', 'uptime', 'restarts', 'status', 'cpu', 'mem']
   const rows = processes.map((p) => [
     String(p.id), String(p.name), ...(withNs ? [String(p.namespace ?? 'default')] : []), String(p.mode), p.pid ? String(p.pid) : '-',
-    formatUptime(p.uptime), String(p.restarts), shownStatus(p), formatPercent(p.cpu), formatBytes(p.memory).replace(' ', '')
+    p.pid ? formatUptime(p.uptime) : '-', String(p.restarts), shownStatus(p), formatPercent(p.cpu), formatBytes(p.memory).replace(' ', '')
   ])
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-  const line = (cells) => cells.map((c, i) => i === cells.length - 1 ? c : c.padEnd(widths[i])).join(' ')
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => displayWidth(r[i]))))
+  const line = (cells) => cells.map((c, i) => i === cells.length - 1 ? c : padEndWidth(c, widths[i])).join(' ')
   return [line(head), ...rows.map(line)].join('\n') + '\n'
 }
 

@@ -3,6 +3,7 @@
 const { formatBytes, formatDuration, formatUptime } = require('../quantity')
 const { formatPercent } = require('./format')
 const { lastEventLine } = require('./render-why')
+const { renderTable } = require('./table')
 
 // The fields `xpm show` prints: the daemon sends these only (no history, a few spec keys).
 const SHOW_FIELDS = [
@@ -11,12 +12,12 @@ const SHOW_FIELDS = [
   'spec.script', 'spec.args', 'spec.cwd', 'spec.execMode', 'spec.instances', 'spec.instancesFrom', 'spec.interpreter', 'spec.nodeArgs'
 ]
 
-// `xpm show`: one block per process, label/value lines.
-function renderShow (details) {
-  return details.map(renderOne).join('\n')
+// `xpm show` / `describe`: one two-column table per process (PM2 draws describe as a table).
+function renderShow (details, options = {}) {
+  return details.map((p) => renderOne(p, options)).join('\n')
 }
 
-function renderOne (p) {
+function renderOne (p, options) {
   const s = p.spec
   const m = p.metrics
   const exit = p.lastExit
@@ -32,7 +33,7 @@ function renderOne (p) {
     ['exec mode', `${s.execMode}${s.execMode === 'cluster' ? ` (${s.instances} instances)` : ''}`],
     ...(s.instancesFrom ? [['instances from', instancesFrom(s)]] : []),
     ['interpreter', s.interpreter === 'node' ? `node ${process.version}${(s.nodeArgs || []).length ? ' ' + s.nodeArgs.join(' ') : ''}` : s.interpreter],
-    ['uptime', formatUptime(p.uptime)],
+    ['uptime', p.pid ? formatUptime(p.uptime) : '-'],
     ['created at', new Date(p.createdAt).toISOString()],
     ['restarts', String(p.restarts) + (p.lastRestartReason ? ` (last: ${p.lastRestartReason})` : '')],
     ['last exit', exit],
@@ -53,8 +54,7 @@ function renderOne (p) {
     rows.push(['error log', p.logs.err])
     if (p.logs.combined) rows.push(['combined log', p.logs.combined])
   }
-  const width = Math.max(...rows.map((r) => r[0].length))
-  return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') + '\n'
+  return renderTable(rows.map(([k, v]) => [k, String(v)]), { flex: 1, wrapOnWords: false, ...options })
 }
 
 // instances: 'max' (0, -n) and the CPUs it counted: where that number came from (lib/cpus.js).

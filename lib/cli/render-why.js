@@ -3,18 +3,21 @@
 // `xpm why` and the "last event" line of `xpm show`: journal entries (daemon/journal) in words a
 // person reads at 3 a.m. Pure.
 
-// Pure: entries (newest first) → text.
-function renderWhy (entries, { target = '', now = Date.now() } = {}) {
+const { renderTable } = require('./table')
+
+// Pure: entries (newest first) → text. A table: when, which process, what happened (with the
+// last lines a crashed process printed, below the sentence).
+function renderWhy (entries, { target = '', now = Date.now(), ...options } = {}) {
   if (!entries.length) return `Nothing recorded for ${target} yet: no process of it has exited or restarted.\n`
-  const out = []
-  for (const e of entries) {
-    out.push(`${when(e.at, now)}  ${label(e)}  ${sentence(e)}`)
+  const rows = entries.map((e) => {
+    const text = [sentence(e)]
     if (e.lines?.length) {
-      out.push('    last lines:')
-      for (const l of e.lines) out.push(`      ${l.stream === 'err' ? 'err' : 'out'} | ${l.line}`)
+      text.push('  last lines:')
+      for (const l of e.lines) text.push(`    ${l.stream === 'err' ? 'err' : 'out'} | ${l.line}`)
     }
-  }
-  return out.join('\n') + '\n'
+    return [when(e.at, now), label(e), text.join('\n')]
+  })
+  return renderTable(rows, { head: ['when', 'process', 'what happened'], flex: 2, ...options })
 }
 
 function label (e) {

@@ -1,5 +1,7 @@
 'use strict'
 
+const { displayWidth, truncateWidth, padEndWidth, padStartWidth } = require('../display-width')
+
 // Pure text formatting for the monit dashboard: percentages, block charts, and fitting columns
 // into a width (bytes and durations: lib/quantity.js, shared with list and show). No blessed
 // here, so it is unit-tested on plain strings.
@@ -56,11 +58,11 @@ function sparkline (values, width, opts = {}) {
   return barChart(values, { ...opts, width, height: 1 })[0] ?? ''
 }
 
+// Widths are display widths: 日本語 and emoji take two columns (lib/display-width.js).
 function truncate (text, width) {
   text = String(text)
   if (width <= 0) return ''
-  if (text.length <= width) return text
-  return width === 1 ? '…' : text.slice(0, width - 1) + '…'
+  return truncateWidth(text, width)
 }
 
 // Greedy word wrap; words longer than the width are cut.
@@ -69,7 +71,7 @@ function wrapWords (text, width) {
   const lines = []
   let line = ''
   for (const word of String(text).split(/\s+/).filter(Boolean)) {
-    if (line && line.length + 1 + word.length > width) {
+    if (line && displayWidth(line) + 1 + displayWidth(word) > width) {
       lines.push(line)
       line = ''
     }
@@ -81,7 +83,7 @@ function wrapWords (text, width) {
 
 function pad (text, width, align = 'left') {
   text = truncate(text, width)
-  return align === 'right' ? text.padStart(width) : text.padEnd(width)
+  return align === 'right' ? padStartWidth(text, width) : padEndWidth(text, width)
 }
 
 // Widths for columns [{ width, flex, drop }] in `total` characters with one space between

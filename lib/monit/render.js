@@ -4,6 +4,7 @@
 // given width and height. Pure (no blessed), so the layout logic is tested on plain strings.
 
 const f = require('./format')
+const { displayWidth, padEndWidth } = require('../display-width')
 const { formatBytes, formatDuration, formatUptime } = require('../quantity')
 
 const EMPTY = 'no processes — start one with `xpm start app.js`'
@@ -30,7 +31,7 @@ function header (model, width) {
   const t = model.totals()
   const left = ` xpm monit   ${t.online}/${t.total} online   CPU ${f.formatPercent(t.cpu)}   MEM ${formatBytes(t.memory)}`
   const right = '↑↓/jk select   q quit '
-  const gap = width - left.length - right.length
+  const gap = width - displayWidth(left) - displayWidth(right)
   return gap >= 2 ? left + ' '.repeat(gap) + right : f.truncate(left, width)
 }
 
@@ -43,7 +44,7 @@ function listLines (model, width, height) {
   for (const p of rows) {
     const cells = [p.id, p.name, p.status, f.formatPercent(p.cpu), formatBytes(p.memory)]
     if (p.id === model.selectedId) {
-      lines.push(`{inverse}${escape(f.formatRow(cells, LIST_COLUMNS, widths).padEnd(width))}{/inverse}`)
+      lines.push(`{inverse}${escape(padEndWidth(f.formatRow(cells, LIST_COLUMNS, widths), width))}{/inverse}`)
     } else {
       lines.push(f.formatRow(cells, LIST_COLUMNS, widths, (i, text) => (i === 2 ? color(escape(text), STATUS_COLORS[p.status]) : escape(text))))
     }
@@ -61,7 +62,7 @@ function chart (title, values, width, height, formatValue) {
 
 // Visible length of a tagged string, to truncate without counting tags.
 function visibleLength (text) {
-  return text.replace(/\{[^}]*\}/g, '').length
+  return displayWidth(text.replace(/\{[^}]*\}/g, ''))
 }
 
 // The selected process: figures on top, then CPU and heap charts filling the remaining rows.

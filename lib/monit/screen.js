@@ -14,6 +14,8 @@ function createScreen ({ stdin, stdout }) {
     // Without this blessed replaces every non-ASCII cell (the chart blocks) with '?' when the
     // locale variables do not say UTF-8, as in many CI shells.
     forceUnicode: true,
+    // 日本語 and emoji take two cells: blessed must know it, or every cell after one is off.
+    fullUnicode: true,
     warnings: false,
     title: 'xpm monit'
   })

@@ -78,5 +78,5 @@ test('instances: max under a one-CPU cgroup quota starts one worker, and `xpm sh
   assert.equal(shown.spec.instancesFrom.requested, 'max')
   assert.match(shown.spec.instancesFrom.source, /^cgroup v[12] CPU quota: .*\(1 CPU\) in .*xpm-test-cpus-/)
   const text = await run(['show', 'capped'])
-  assert.match(text.stdout, /^instances from +"max" → 1 \(cgroup v[12] CPU quota: /m)
+  assert.match(text.stdout, /^│ instances from +│ "max" → 1 \(cgroup v[12] CPU quota: /m)
 })

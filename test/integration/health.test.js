@@ -62,8 +62,8 @@ for (const kind of ['http', 'tcp', 'exec']) {
     assert.match(replaced[1].lastRestartReason, LIVENESS_REASON[kind])
     assert.deepEqual([replaced[0].pid, replaced[0].restarts], [first[0].pid, 0], 'the healthy worker is left alone')
     const shown = await h.run(['show', '1'])
-    assert.match(shown.stdout, /restarts\s+1 \(last: liveness: /)
-    assert.match(shown.stdout, /last event\s+.*liveness probe failed/)
+    assert.match(shown.stdout, /restarts\s+│ 1 \(last: liveness: /)
+    assert.match(shown.stdout, /last event\s+│ .*liveness probe failed/)
 
     // Readiness during a reload: a replacement that never becomes healthy is rolled back.
     const reload = await h.run(['reload', 'hk', '--update-env'], { env: { ...env, NEVER_HEALTHY: '1' } })
@@ -97,7 +97,7 @@ test('xpm list shows a running process that fails its readiness probe as not rea
   const [row] = await h.jlist()
   assert.deepEqual([row.status, row.ready, row.notReadyReason, row.pid], ['online', false, 'GET /healthz → 503', p.pid])
   const shown = await h.run(['show', 'nr'])
-  assert.match(shown.stdout, /ready\s+no \(GET \/healthz → 503\)/)
+  assert.match(shown.stdout, /ready\s+│ no \(GET \/healthz → 503\)/)
 })
 
 test('watchdog: a worker that blocks its loop for 5 s with max_event_loop_delay 1s is replaced, reason shown', async (t) => {
@@ -121,6 +121,6 @@ test('watchdog: a worker that blocks its loop for 5 s with max_event_loop_delay 
     return /the old process was stopped by xpm/.test(out) && out
   }, { timeout: 15000, message: 'the blocked worker\'s exit in the journal' })
   assert.match(why, /restarted: its event loop was blocked: p99/)
-  assert.match(why, new RegExp(`pid ${first.pid} {2}the old process was stopped by xpm: its event loop was blocked`))
+  assert.match(why, new RegExp(`pid ${first.pid} │ the old process was stopped by xpm: its event loop was blocked`))
   assert.match(why, /blocks its event loop for 5000 ms/, 'the blocked process\'s last lines')
 })

@@ -32,14 +32,14 @@ test('xpm why after a crash, a memory-limit restart and a reload; the journal ou
   assert.ok(at(/restarted: your command `xpm reload`/) < at(/restarted: over its memory limit: \(\d+\.\dM > 100M\)/))
   assert.ok(at(/restarted: over its memory limit/) < at(/restarted: it crashed \(exit code 1\)/))
   assert.match(why, /stopped by xpm: over its memory limit: \(\d+\.\dM > 100M\) after running [\d.]+ s/)
-  assert.match(why, /crashed: exit code 1 after running \d+ ms; restarting in \d+ ms\n {4}last lines:\n(.*\n)* {6}out \| about to crash\n(.*\n)* {6}err \| .*Error: journal-app crashed on purpose/)
+  assert.match(why, /crashed: exit code 1 after running \d+ ms; restarting in \d+ ms +│\n.*│ {3}last lines: +│\n(.*\n)*.*│ {5}out \| about to crash +│\n(.*\n)*.*│ {5}err \| .*Error: journal-app crashed on purpose/)
   assert.match(why, /err \| journal-app pid \d+ says hello on stderr/)
 
   const json = JSON.parse((await h.run(['why', 'j', '--json'])).stdout)
   assert.ok(json.some((e) => e.event === 'restart' && e.cause.kind === 'memory'))
   assert.ok(json.some((e) => e.event === 'exit' && e.cause.by === 'itself' && e.code === 1 && e.lines.some((l) => l.line === 'about to crash')))
   const show = await h.run(['show', 'j'])
-  assert.match(show.stdout, /last event\s+stopped by xpm: your command `xpm reload`|last event\s+restarted: your command `xpm reload`/)
+  assert.match(show.stdout, /last event\s+│ stopped by xpm: your command `xpm reload`|last event\s+│ restarted: your command `xpm reload`/)
 
   // kill -9 of the daemon: the next command starts a new one, which restores the app; the
   // journal is still there

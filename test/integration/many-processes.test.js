@@ -40,7 +40,7 @@ test(`${COUNT} processes of a tiny program: list, jlist, show, monit and logs an
 
   const shown = await h.run(['show', 'tiny'])
   assert.equal(shown.code, 0, shown.stderr)
-  assert.equal(shown.stdout.split('\n').filter((line) => /^name\s+tiny \(id \d+, instance \d+\)$/.test(line)).length, COUNT)
+  assert.equal(shown.stdout.split('\n').filter((line) => /^│ name\s+│ tiny \(id \d+, instance \d+\) +│$/.test(line)).length, COUNT)
   const one = await h.run(['show', String(list[COUNT - 1].id), '--json'])
   assert.equal(one.code, 0, one.stderr)
   assert.equal(JSON.parse(one.stdout)[0].pid, pids[COUNT - 1])

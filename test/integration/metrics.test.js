@@ -220,7 +220,7 @@ describe('OS sampling without the agent', { concurrency: true }, () => {
     const show = await h.run(['show', 'quiet'])
     assert.equal(show.code, 0, show.stderr)
     assert.doesNotMatch(show.stdout, /^(heap|loop delay|loop utilization) /m)
-    assert.match(show.stdout, /^memory +\d+(\.\d+)? [KMG]B$/m)
+    assert.match(show.stdout, /^│ memory +│ \d+(\.\d+)? [KMG]B +│$/m)
     assert.equal(p.metrics, null, `no agent figures: ${JSON.stringify(p.metrics)}`)
   })
 })

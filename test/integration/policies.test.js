@@ -50,7 +50,7 @@ test('watch: a change restarts once (debounced) with its path as the reason; ign
   const restartEvents = daemonEvents(h.home).filter((e) => e.event === 'restart' && e.app === 'w')
   assert.deepEqual(restartEvents.map((e) => e.reason), ['watch: app.js'])
   const show = await h.run(['show', 'w'])
-  assert.match(show.stdout, /restarts\s+1 \(last: watch: app\.js\)/)
+  assert.match(show.stdout, /restarts\s+│ 1 \(last: watch: app\.js\)/)
 
   assert.equal((await h.run(['stop', 'w'])).code, 0)
   fs.appendFileSync(path.join(dir, 'app.js'), '\n// edit while stopped\n')

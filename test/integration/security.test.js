@@ -151,15 +151,18 @@ test('a state.json that is a symbolic link is not followed: nothing restored, th
   assert.equal(fs.readFileSync(elsewhere, 'utf8'), before, 'the link target was not written either')
 })
 
-test('an out_file that is a symlink planted in a shared folder is not followed; the app runs and its lines stay in `xpm logs`', async (t) => {
+test('log files in folders another user can write are refused (the app runs, its lines stay in `xpm logs`); in a folder of mine nobody else can plant a link', async (t) => {
   if (needsRoot(t)) return
   const h = createHome(t)
   const shared = tmpDir(t, 'xpm-shared-')
   fs.chmodSync(shared, 0o1777) // like /tmp
+  const theirs = tmpDir(t, 'xpm-theirs-')
+  fs.chownSync(theirs, NOBODY, NOBODY) // a folder of another user, writable only by them
+  fs.chmodSync(theirs, 0o755)
   const victim = path.join(tmpDir(t), 'victim')
   fs.writeFileSync(victim, 'precious\n', { mode: 0o644 })
   const out = path.join(shared, 'app-out.log')
-  const err = path.join(shared, 'app-err.log') // and a file of theirs, to read what the app prints
+  const err = path.join(theirs, 'app-err.log')
   const planted = await asNobody(`const fs = require('node:fs')
     fs.symlinkSync(${JSON.stringify(victim)}, ${JSON.stringify(out)})
     fs.writeFileSync(${JSON.stringify(err)}, 'theirs', { mode: 0o666 })
@@ -177,10 +180,26 @@ test('an out_file that is a symlink planted in a shared folder is not followed; 
   assert.equal(fs.readFileSync(victim, 'utf8'), 'precious\n', 'the link target is untouched')
   assert.equal(fs.lstatSync(out).isSymbolicLink(), true)
   const daemonLog = () => fs.readFileSync(path.join(h.home, 'daemon.log'), 'utf8')
-  await waitFor(() => /writing .*app-out\.log failed \(.*is a symbolic link/.test(daemonLog()), { message: 'the reason in daemon.log' })
-  await waitFor(() => /writing .*app-err\.log failed \(.*is owned by uid 65534/.test(daemonLog()), { message: 'the other file refused too' })
+  await waitFor(() => daemonLog().includes(`log file ${out} refused: its folder ${shared} is writable by its group and every user (mode 1777)`) && /Fix: log into a folder only you can write/.test(daemonLog()), { message: 'the reason in daemon.log' })
+  await waitFor(() => daemonLog().includes(`log file ${err} refused: its folder ${theirs} is owned by uid 65534, neither root nor you (uid 0)`), { message: 'the other folder refused too' })
   await waitFor(async () => /warn 10/.test((await h.run(['logs', 'ticker', '--nostream', '--err', '--lines', '50'])).stdout), { timeout: 15000, message: 'stderr lines in xpm logs' })
   assert.equal(fs.readFileSync(err, 'utf8'), 'theirs', 'nothing written into a file of another user')
+
+  // A folder of mine (0755: others may read and enter it) is where rotating-file-stream may open
+  // by name: another user cannot create a link, a file or a hard link there.
+  const mine = tmpDir(t, 'xpm-mine-')
+  fs.chmodSync(mine, 0o755)
+  const tried = await asNobody(`const fs = require('node:fs')
+    const codes = []
+    for (const plant of [() => fs.symlinkSync(${JSON.stringify(victim)}, ${JSON.stringify(path.join(mine, 'app.log'))}),
+      () => fs.symlinkSync(${JSON.stringify(victim)}, ${JSON.stringify(path.join(mine, 'app.log.1.gz'))}),
+      () => fs.writeFileSync(${JSON.stringify(path.join(mine, 'app.log'))}, 'x'),
+      () => fs.linkSync(${JSON.stringify(victim)}, ${JSON.stringify(path.join(mine, 'app.log'))})]) {
+      try { plant(); codes.push('planted') } catch (e) { codes.push(e.code) }
+    }
+    console.log(codes.join(' '))`)
+  assert.equal(tried.stdout.trim(), 'EACCES EACCES EACCES EACCES', tried.stderr)
+  assert.deepEqual(fs.readdirSync(mine), [])
 })
 
 test('daemon.sock removed while the daemon runs: it listens again, `xpm list` reaches the same daemon, `xpm kill` stops it', async (t) => {

@@ -91,13 +91,16 @@ test('deletes go dependents first; the plan prints one line per app and a summar
     desired: [spec('api', { env: { GREETING: 'bonjour' } }), spec('web'), spec('worker')],
     running: [up(spec('api', { env: { GREETING: 'hello' } })), up(spec('web')), up(spec('old'))],
     cliEnv: SHELL
-  }), { dryRun: true })
+  }), { dryRun: true, tty: false })
   assert.equal(text, [
     '[xpm] plan (dry run, nothing is changed) for /srv/ecosystem.config.js:',
-    '  reload      api     changed: env.GREETING',
-    '  leave alone web',
-    '  start       worker  new',
-    '  leave alone old     not in the file; --prune would delete it',
+    '┌─────────────┬────────┬──────────────────────────────────────────┐',
+    '│ action      │ app    │ why                                      │',
+    '│ reload      │ api    │ changed: env.GREETING                    │',
+    '│ leave alone │ web    │                                          │',
+    '│ start       │ worker │ new                                      │',
+    '│ leave alone │ old    │ not in the file; --prune would delete it │',
+    '└─────────────┴────────┴──────────────────────────────────────────┘',
     '[xpm] 1 to reload, 2 to leave alone, 1 to start',
     ''
   ].join('\n'))

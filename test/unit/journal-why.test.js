@@ -56,11 +56,11 @@ test('an exit, its restart and a failed reload are recorded with their causes an
   assert.equal(last.get(0).pid, 300)
 
   const text = renderWhy(entries, { now: entries[0].at })
-  assert.match(text, /api\[0\] pid 300 {2}the replacement was stopped by xpm: a replacement that never became ready was rolled back \(reload\) after running 2\.0 s \(it ended with signal SIGINT, sent by xpm\)/)
+  assert.match(text, /api\[0\] pid 300 │ the replacement was stopped by xpm: a replacement that never became ready was rolled back \(reload\) after running 2\.0 s \(it ended with signal SIGINT, sent by xpm\)/)
   assert.match(text, /reload failed \(your command `xpm reload`\): the replacement was not ready after 2000 ms \(readiness probe GET \/healthz → 503\); the old process \(pid 200\) keeps serving/)
-  assert.match(text, /api\[0\] pid 200 {2}restarted: it crashed \(exit code 1\)/)
-  assert.match(text, /api\[0\] pid 100 {2}crashed: exit code 1 after running 2\.1 s; restarting in 100 ms\n {4}last lines:\n {6}out \| line 6\n/)
-  assert.match(text, / {6}err \| Error: boom x+…\n$/)
+  assert.match(text, /api\[0\] pid 200 │ restarted: it crashed \(exit code 1\)/)
+  assert.match(text, /api\[0\] pid 100 │ crashed: exit code 1 after running 2\.1 s; restarting in 100 ms +│\n│ +│ +│ {3}last lines: +│\n│ +│ +│ {5}out \| line 6 +│\n/)
+  assert.match(text, / {5}err \| Error: boom x+… +│\n└─+┴/)
 })
 
 test('a new daemon reads the journal from disk; a deleted app\'s journal goes', async (t) => {
@@ -97,7 +97,7 @@ test('why in words: every cause, and an empty journal', () => {
   assert.match(say({ event: 'exit', code: 1, signal: null, cause: { by: 'itself', kind: 'crash' }, ranMs: 5, role: 'current', next: 'errored', reason: 'crash (exit code 1); 17 crashes in a row' }), /crashed: exit code 1 after running 5 ms; now errored: crash \(exit code 1\); 17 crashes in a row/)
   assert.match(say({ event: 'exit', code: 0, signal: null, cause: { by: 'xpm', kind: 'memory', detail: 'memory (1M > 1M)', gaveUp: '17 memory restarts' }, ranMs: 5, role: 'current', next: 'errored' }), /stopped by xpm: over its memory limit: \(1M > 1M\); gave up: 17 memory restarts/)
   const stopped = { ...base, event: 'exit', code: 0, signal: null, cause: { by: 'xpm', kind: 'command', detail: 'stop' }, ranMs: 3_700_000, role: 'current', next: null }
-  assert.match(renderWhy([stopped], { now: base.at + 3 * 86_400_000 }), /^2026-01-0\d \d\d:04:05 {2}w\[0\] pid 7 {2}stopped by xpm: your command `xpm stop` after running 1h 1m/, 'the date when it is not today')
+  assert.match(renderWhy([stopped], { now: base.at + 3 * 86_400_000 }), /^│ 2026-01-0\d \d\d:04:05 │ w\[0\] pid 7 │ stopped by xpm: your command `xpm stop` after running 1h 1m/m, 'the date when it is not today')
   assert.equal(renderWhy([], { target: 'api' }), 'Nothing recorded for api yet: no process of it has exited or restarted.\n')
   assert.equal(lastEventLine(null), '-')
   assert.match(lastEventLine({ ...base, event: 'restart', cause: { kind: 'cron' } }, { now: base.at }), /^restarted: its cron_restart schedule \(\d\d:04:05, pid 7\)$/)

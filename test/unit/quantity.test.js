@@ -71,5 +71,5 @@ test('list, show and monit print the same memory, heap, uptime and loop delay th
     assert.ok(text.includes('20.0 MB / 40.0 MB'), text)
     assert.ok(text.includes('2.50 ms') && text.includes('180 ms'), text)
   }
-  assert.match(show, /loop delay +p50 0 +p95 2\.50 ms +p99 180 ms +max 1s/)
+  assert.match(show, /loop delay +│ p50 0 +p95 2\.50 ms +p99 180 ms +max 1s/)
 })

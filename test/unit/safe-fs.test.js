@@ -5,11 +5,8 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const zlib = require('node:zlib')
-const { once } = require('node:events')
 const { execFileSync } = require('node:child_process')
 const { ensureSafeHome, ensurePrivateDir, readPrivateFile, openAppendNoFollow } = require('../../lib/safe-fs')
-const { createStream, nextBoundary } = require('../../daemon/logs/rotating-file')
 
 const isRoot = process.getuid?.() === 0
 
@@ -121,43 +118,4 @@ test('openAppendNoFollow: a planted symlink or hard link is refused and its targ
     process.umask(previous)
   }
   assert.equal(fs.statSync(path.join(dir, 'fresh.log')).mode & 0o777, 0o640)
-})
-
-test('rotating file: refuses a symlinked log file with an error, the target untouched', async (t) => {
-  const dir = tmpDir(t)
-  const victim = path.join(dir, 'victim')
-  fs.writeFileSync(victim, 'precious\n')
-  fs.symlinkSync(victim, path.join(dir, 'out.log'))
-  const stream = createStream(path.join(dir, 'out.log'), { size: '1024B', rotate: 2 })
-  const [err] = await once(stream, 'error')
-  assert.equal(err.code, 'EUNSAFE')
-  assert.equal(fs.readFileSync(victim, 'utf8'), 'precious\n')
-})
-
-test('rotating file: classical names by size, gzip for rotated files, and nothing through a link planted at a rotated name', async (t) => {
-  const dir = tmpDir(t)
-  const file = path.join(dir, 'out.log')
-  const victim = path.join(dir, 'victim')
-  fs.writeFileSync(victim, 'precious\n')
-  fs.symlinkSync(victim, file + '.1.gz') // planted where the first rotation writes
-  const stream = createStream(file, { size: '100B', rotate: 2, compress: 'gzip' })
-  const rotated = []
-  stream.on('rotated', (to) => rotated.push(to))
-  for (let i = 0; i < 5; i++) stream.write(`${String(i).repeat(60)}\n`)
-  stream.end()
-  await once(stream, 'finish')
-  assert.equal(fs.readFileSync(victim, 'utf8'), 'precious\n')
-  assert.deepEqual(fs.readdirSync(dir).sort(), ['out.log', 'out.log.1.gz', 'out.log.2.gz', 'victim'])
-  assert.equal(fs.lstatSync(file + '.1.gz').isSymbolicLink(), false)
-  assert.equal(zlib.gunzipSync(fs.readFileSync(file + '.1.gz')).toString(), `${'2'.repeat(60)}\n${'3'.repeat(60)}\n`)
-  assert.equal(fs.readFileSync(file, 'utf8'), `${'4'.repeat(60)}\n`)
-  assert.ok(rotated.every((to) => to === file + '.1.gz'))
-})
-
-test('rotating file: interval boundaries as rotating-file-stream draws them', () => {
-  const at = new Date(2026, 0, 31, 13, 47, 12, 500)
-  assert.equal(nextBoundary({ num: 10, unit: 's' }, at), Math.ceil(at.getTime() / 10000) * 10000)
-  assert.equal(nextBoundary({ num: 6, unit: 'h' }, at), new Date(2026, 0, 31, 18).getTime())
-  assert.equal(nextBoundary({ num: 1, unit: 'd' }, at), new Date(2026, 1, 1).getTime())
-  assert.equal(nextBoundary({ num: 1, unit: 'M' }, at), new Date(2026, 1, 1).getTime())
 })

@@ -122,18 +122,19 @@ async function runningApps (client) {
 
 const VERB = { start: 'start', reload: 'reload', scale: 'scale', restart: 'restart', delete: 'delete', unchanged: 'leave alone', keep: 'leave alone' }
 
-function renderPlan (file, plan, { dryRun = false } = {}) {
-  const lines = [`[xpm] ${dryRun ? 'plan (dry run, nothing is changed)' : 'plan'} for ${file}:`]
-  const width = Math.max(4, ...plan.actions.map((a) => a.name.length))
-  for (const a of plan.actions) {
+// The plan as a table (action, app, why), between a title and a summary line.
+function renderPlan (file, plan, { dryRun = false, ...options } = {}) {
+  const { renderTable } = require('../table')
+  const title = `[xpm] ${dryRun ? 'plan (dry run, nothing is changed)' : 'plan'} for ${file}:\n`
+  const rows = plan.actions.map((a) => {
     const why = [a.changes.length ? `changed: ${a.changes.join(', ')}` : null, a.reason].filter(Boolean).join('; ')
-    lines.push(`  ${VERB[a.action].padEnd(11)} ${why ? `${a.name.padEnd(width)}  ${why}` : a.name}`)
-  }
+    return [VERB[a.action], a.name, why]
+  })
   const counts = {}
   for (const a of plan.actions) counts[VERB[a.action]] = (counts[VERB[a.action]] || 0) + 1
   const summary = Object.entries(counts).map(([verb, n]) => `${n} to ${verb}`).join(', ')
-  lines.push(`[xpm] ${plan.changes ? summary : `nothing to change (${summary || 'no apps'})`}`)
-  return lines.join('\n') + '\n'
+  const table = rows.length ? renderTable(rows, { head: ['action', 'app', 'why'], flex: 2, ...options }) : ''
+  return `${title}${table}[xpm] ${plan.changes ? summary : `nothing to change (${summary || 'no apps'})`}\n`
 }
 
 module.exports = { apply, renderPlan, runningApps, DRY_RUN_CHANGES }

@@ -1,0 +1,78 @@
+'use strict'
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { folderProblem } = require('../../lib/safe-fs')
+
+// rotating-file-stream opens, renames and creates log files by name, following symbolic links.
+// That is safe only where nobody but the daemon's user (or root) can add a name: then nobody can
+// plant a link or a file where a log or one of its rotated copies will be. So before a log file
+// is opened, and again before each rotation, its folder and every folder above it pass the rule
+// XPM_HOME passes (lib/safe-fs.js): owned by root or the daemon's user, writable by nobody else.
+// Folders above may be sticky and shared (/tmp); the log's own folder may not, since in a sticky
+// folder anyone can still create a new name (a link where the next rotated file will go).
+// Both the path as written and the real path are walked: a link on the way is only as safe as
+// the folder that holds it. Missing folders are created 0755 (minus the umask) once the nearest
+// existing one passed, so nobody else can have made them in between.
+
+const uid = () => (typeof process.getuid === 'function' ? process.getuid() : null)
+
+async function trustLogFolder (file, { fsp = fs.promises, me = uid() } = {}) {
+  const dir = path.dirname(path.resolve(file))
+  if (me === null) return dir // no owners to compare (Windows)
+  let existing = dir
+  while (!(await isPresent(fsp, existing))) {
+    const up = path.dirname(existing)
+    if (up === existing) break
+    existing = up
+  }
+  await checkChain(fsp, existing, me, file)
+  if (existing !== dir) {
+    await fsp.mkdir(dir, { recursive: true, mode: 0o755 })
+    await checkChain(fsp, dir, me, file)
+  }
+  return dir
+}
+
+async function isPresent (fsp, p) {
+  try {
+    await fsp.stat(p)
+    return true
+  } catch (err) {
+    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return false
+    throw err
+  }
+}
+
+// The folder itself (strict), then each folder above it (sticky allowed): along its real path
+// first (a refusal names the real folder), then along the path as written.
+async function checkChain (fsp, dir, me, file) {
+  const real = await fsp.realpath(dir)
+  const seen = new Set()
+  for (const start of real === dir ? [dir] : [real, dir]) {
+    let p = start
+    for (let own = true; ; own = false) {
+      const key = `${own}:${p}`
+      if (!seen.has(key)) {
+        seen.add(key)
+        const st = await fsp.stat(p)
+        const problem = folderProblem(st, me, { sticky: !own })
+        if (problem) throw refused(file, p, problem, { own, mine: st.uid === me && !(st.mode & 0o1000) })
+      }
+      const up = path.dirname(p)
+      if (up === p) break
+      p = up
+    }
+  }
+}
+
+function refused (file, dir, problem, { own, mine }) {
+  const where = own ? `its folder ${dir}` : `${dir}, a folder above it,`
+  const fix = mine
+    ? `\`chmod go-w ${dir}\` if nobody else needs to write there, or log into a folder only you can write`
+    : 'log into a folder only you can write (for example `mkdir -m 700 ~/logs`) and point out_file/error_file/log_file there'
+  const err = new Error(`log file ${file} refused: ${where} ${problem}; another user could plant a link there and make the daemon write where they choose. Fix: ${fix}. The app runs on and its lines stay in \`xpm logs\``)
+  return Object.assign(err, { code: 'EUNSAFE', folder: dir, problem })
+}
+
+module.exports = { trustLogFolder }
