@@ -87,7 +87,7 @@ function createHealth ({ supervisor, policies, prober, logger = null, now = () =
       const reason = `liveness: ${result.detail}`
       logger?.warn({ event: 'liveness', app: inst.name, id: inst.id, processPid: handle.pid, detail: result.detail, failures: probe.failureThreshold }, `${inst.label}: ${reason} (${probe.failureThreshold} failures in a row)`)
       const uptime = l.passed ? now() - inst.startedAt : 0
-      const done = await policies.restartFor(inst, reason, { key: `liveness:${inst.id}`, what: 'liveness restarts', uptime })
+      const done = await policies.restartFor(inst, reason, { key: `liveness:${inst.id}`, what: 'liveness restarts', uptime, pid: handle.pid })
       // Not replaced (rolled back, the user stopped it meanwhile): probe it afresh.
       if (!closed && armed.get(inst.id) === entry && inst.handle === handle && !handle.exited && !done?.done?.includes(inst.id)) {
         l.stopped = false
