@@ -2,6 +2,7 @@
 
 const net = require('node:net')
 const http = require('node:http')
+const https = require('node:https')
 const { describeProbe } = require('../../lib/config/health-types')
 const { askAgent } = require('./agent-probe')
 const { runCommand, createLimiter } = require('../hooks/run-command')
@@ -17,6 +18,10 @@ const { instanceEnv } = require('../../lib/config/instance-env')
 //    goes into the process's own http.Server, so in cluster mode it reaches that worker and no
 //    other. A process without the agent (another interpreter, XPM_AGENT=0) is asked over the
 //    network, on 127.0.0.1 and the probe's port.
+//  - https: the same, into the process's own https.Server (its TLS is not exercised: the request
+//    enters after the handshake, as a 'secureConnection'). Without the agent, a real TLS request
+//    to 127.0.0.1 and the probe's port, which does not check the certificate (loopback only: the
+//    probe is about the app's health, not about its certificate).
 //  - tcp: a cluster worker's port is the primary's (the daemon accepts every connection), so a
 //    connect proves nothing about the worker: its agent says whether one of its own servers
 //    listens on that port. Otherwise a real connect to 127.0.0.1:port.
@@ -102,11 +107,11 @@ function createProber ({
 
   async function httpProbe (p, { handle }) {
     if (handle.reportsBoot) {
-      const r = await ask(handle, { kind: 'http', path: p.path, port: p.port, timeout: p.timeout })
+      const r = await ask(handle, { kind: p.kind, path: p.path, port: p.port, timeout: p.timeout })
       return { ok: r.ok, detail: r.status ? `→ ${r.status}` : r.detail }
     }
     if (!p.port) return { ok: false, detail: 'a process without the agent needs the probe\'s port' }
-    const r = await get({ port: p.port, path: p.path, timeout: p.timeout })
+    const r = await get({ port: p.port, path: p.path, timeout: p.timeout, tls: p.kind === 'https' })
     return { ok: r.ok, detail: r.status ? `→ ${r.status}` : r.detail }
   }
 
@@ -165,7 +170,8 @@ function tcpConnect ({ port, host = '127.0.0.1', timeout }) {
   })
 }
 
-function httpGet ({ port, path, host = '127.0.0.1', timeout }) {
+// tls: an HTTPS GET that does not check the server's certificate (a loopback health check).
+function httpGet ({ port, path, host = '127.0.0.1', timeout, tls = false }) {
   return new Promise((resolve) => {
     let settled = false
     const done = (result) => {
@@ -174,13 +180,13 @@ function httpGet ({ port, path, host = '127.0.0.1', timeout }) {
       req.destroy()
       resolve(result)
     }
-    const req = http.get({ host, port, path, agent: false, headers: { 'user-agent': 'xpm-probe', connection: 'close' } }, (res) => {
+    const req = (tls ? https : http).get({ host, port, path, agent: false, ...(tls ? { rejectUnauthorized: false, servername: 'localhost' } : {}), headers: { 'user-agent': 'xpm-probe', connection: 'close' } }, (res) => {
       res.resume()
       const status = res.statusCode
       done({ ok: status >= 200 && status < 400, status, detail: String(status) })
     })
     req.setTimeout(timeout, () => done({ ok: false, status: 0, detail: `no answer within ${timeout} ms` }))
-    req.once('error', (err) => done({ ok: false, status: 0, detail: err.code === 'ECONNREFUSED' ? 'connection refused' : err.code || err.message }))
+    req.once('error', (err) => done({ ok: false, status: 0, detail: err.code === 'ECONNREFUSED' ? 'connection refused' : tls && err.code === 'EPROTO' ? 'not an HTTPS server (TLS handshake failed)' : err.code || err.message }))
   })
 }
 

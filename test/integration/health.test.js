@@ -124,3 +124,15 @@ test('watchdog: a worker that blocks its loop for 5 s with max_event_loop_delay 
   assert.match(why, new RegExp(`pid ${first.pid} {2}the old process was stopped by xpm: its event loop was blocked`))
   assert.match(why, /blocks its event loop for 5000 ms/, 'the blocked process\'s last lines')
 })
+
+test('https probes: an HTTPS app passes its https readiness probe, in cluster mode through the agent and without the agent over TLS (an http probe never could)', async (t) => {
+  const h = createHome(t)
+  const cluster = await h.run(['start', fixture('https-app.js'), '--name', 'tls-cluster', '-i', '2', '--readiness', 'https:/healthz', '--listen-timeout', '8000', '--json'])
+  assert.equal(cluster.code, 0, cluster.stdout + cluster.stderr)
+  const port = await freePort()
+  // fork mode without the agent: a real TLS request to the probe's port
+  const fork = await h.run(['start', fixture('https-app.js'), '--name', 'tls-fork', '--readiness', `https:${port}/healthz`, '--listen-timeout', '8000', '--json'], { env: { PORT: String(port), XPM_AGENT: '0' } })
+  assert.equal(fork.code, 0, fork.stdout + fork.stderr)
+  const list = await h.jlist()
+  assert.deepEqual(list.map((p) => [p.name, p.status]).sort(), [['tls-cluster', 'online'], ['tls-cluster', 'online'], ['tls-fork', 'online']])
+})

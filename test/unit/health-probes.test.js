@@ -195,3 +195,36 @@ test('a caller\'s signal ends a running exec probe and its process group', async
   assert.equal(r.ok, false)
   assert.match(r.detail, /ended/)
 })
+
+test('https probes: into this process\'s own https.Server (the agent), or a real TLS GET without the agent; an http probe says an HTTPS server listens', async (t) => {
+  const fs = require('node:fs')
+  const https = require('node:https')
+  const path = require('node:path')
+  const tls = path.join(__dirname, '..', 'fixtures', 'tls')
+  workerProbe.trackServers()
+  const hits = []
+  const server = https.createServer({ key: fs.readFileSync(path.join(tls, 'localhost-key.pem')), cert: fs.readFileSync(path.join(tls, 'localhost-cert.pem')) }, (req, res) => {
+    hits.push([req.url, req.socket.encrypted])
+    res.statusCode = req.url === '/healthz' ? 200 : 503
+    res.end()
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.after(() => server.close())
+  const port = server.address().port
+
+  // before: "no HTTP server listening in this process", whatever the probe
+  assert.deepEqual(await workerProbe.httpProbe({ path: '/healthz', port, timeout: 1000, secure: true }), { ok: true, status: 200, detail: '200' })
+  assert.deepEqual(await workerProbe.httpProbe({ path: '/down', port, timeout: 1000, secure: true }), { ok: false, status: 503, detail: '503' })
+  assert.deepEqual(hits, [['/healthz', true], ['/down', true]])
+  assert.equal((await workerProbe.httpProbe({ path: '/healthz', port, timeout: 1000 })).detail, `no HTTP server listening on port ${port} in this process (an HTTPS server listens: use an https probe)`)
+
+  // through the daemon's prober: the agent is asked for kind https; without the agent, real TLS
+  const asked = []
+  const prober = createProber({ ask: async (handle, req) => { asked.push(req.kind); return workerProbe.httpProbe({ ...req, secure: req.kind === 'https' }) }, now: () => 0 })
+  const spec = { name: 's', cwd: '/tmp', env: {} }
+  assert.deepEqual(pick(await prober.probe(probe('https:/healthz'), { handle: { pid: 1, reportsBoot: true }, spec, id: 0, index: 0, name: 's' })), { ok: true, detail: '→ 200' })
+  assert.deepEqual(asked, ['https'])
+  const bare = { handle: { pid: 1, reportsBoot: false }, spec, id: 0, index: 0, name: 's' }
+  assert.deepEqual(pick(await prober.probe(probe(`https:${port}/healthz`), bare)), { ok: true, detail: '→ 200' })
+  assert.deepEqual(pick(await prober.probe(probe(`https:${port}/down`), bare)), { ok: false, detail: `GET https :${port}/down → 503` })
+})
