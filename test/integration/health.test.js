@@ -136,3 +136,37 @@ test('https probes: an HTTPS app passes its https readiness probe, in cluster mo
   const list = await h.jlist()
   assert.deepEqual(list.map((p) => [p.name, p.status]).sort(), [['tls-cluster', 'online'], ['tls-cluster', 'online'], ['tls-fork', 'online']])
 })
+
+test('a liveness failure queued behind `xpm reload` does not replace the reload\'s new, healthy worker, nor blame it', async (t) => {
+  const h = createHome(t)
+  const dir = tmpDir(t)
+  const port = await freePort()
+  const env = { PORT: String(port), HEALTH_DIR: dir }
+  // a replacement takes 2 s to pass its readiness gate: the old worker fails its liveness meanwhile
+  const readiness = JSON.stringify({ http: '/healthz', initial_delay: '2s', interval: '200ms' })
+  const liveness = JSON.stringify({ http: '/healthz', interval: '200ms', failure_threshold: 1 })
+  const start = await h.run(['start', fixture('health-app.js'), '--name', 'lv', '-i', '1', '--listen-timeout', '8s', '--readiness', readiness, '--liveness', liveness], { env })
+  assert.equal(start.code, 0, start.stderr + start.stdout)
+  const [old] = await h.jlist()
+  const reloading = h.run(['reload', 'lv'])
+  // the replacement is forked (the reload runs); now the old worker fails its probe
+  await waitFor(() => fs.readdirSync(dir).some((f) => f.startsWith('ok-') && f !== `ok-${old.pid}`), { message: 'the replacement to be up' })
+  fs.writeFileSync(path.join(dir, `fail-${old.pid}`), '')
+  const log = () => { try { return fs.readFileSync(path.join(h.home, 'daemon.log'), 'utf8') } catch { return '' } }
+  await waitFor(() => /"event":"liveness"/.test(log()), { message: 'the old worker\'s liveness failure' })
+  assert.equal((await reloading).code, 0)
+  const [fresh] = await h.jlist()
+  assert.notEqual(fresh.pid, old.pid)
+  // either the restart is dropped (the old worker is gone) or, as before, it replaces the new one
+  const outcome = await waitFor(async () => {
+    if (/restart for liveness: .* dropped: lv\[0\] \(pid \d+\) already gone/.test(log())) return 'dropped'
+    const [now] = await h.jlist()
+    return now.pid !== fresh.pid && 'replaced the new worker'
+  }, { timeout: 20000, message: 'the queued liveness restart to be dealt with' })
+  assert.equal(outcome, 'dropped')
+  const [after] = await h.jlist()
+  assert.equal(after.pid, fresh.pid, 'the reload\'s worker still serves')
+  const why = await h.run(['why', 'lv', '--json'])
+  const entries = JSON.parse(why.stdout)
+  assert.ok(!entries.some((e) => e.pid === fresh.pid && /liveness/.test(JSON.stringify(e))), `nothing blames pid ${fresh.pid}: ${why.stdout}`)
+})
