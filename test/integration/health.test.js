@@ -170,3 +170,16 @@ test('a liveness failure queued behind `xpm reload` does not replace the reload\
   const entries = JSON.parse(why.stdout)
   assert.ok(!entries.some((e) => e.pid === fresh.pid && /liveness/.test(JSON.stringify(e))), `nothing blames pid ${fresh.pid}: ${why.stdout}`)
 })
+
+test('one app\'s slow exec probes do not keep another app from starting (the exec slots are per app)', async (t) => {
+  const h = createHome(t)
+  // four processes whose liveness command hangs for its whole 20 s timeout, again and again
+  const slow = await h.run(['start', fixture('idle.js'), '--name', 'slow', '-i', '4', '--liveness', JSON.stringify({ exec: 'sleep 30', timeout: '20s', interval: '100ms' })])
+  assert.equal(slow.code, 0, slow.stderr)
+  const hanging = () => require('../helpers/procs').pidsWithEnv(['XPM_APP_NAME=slow', 'XPM_PROBE=liveness']).length
+  await waitFor(() => hanging() >= 2, { message: 'the slow app\'s probe commands to be running' })
+  // before: the 4 slots were shared by every app, and this start failed with "no result yet"
+  const other = await h.run(['start', fixture('idle.js'), '--name', 'other', '--readiness', 'exec:true', '--listen-timeout', '5s'])
+  assert.equal(other.code, 0, other.stdout + other.stderr)
+  assert.equal((await h.jlist()).find((p) => p.name === 'other').status, 'online')
+})
