@@ -38,7 +38,9 @@ function createHealth ({ supervisor, policies, prober, logger = null, now = () =
     const current = armed.get(inst.id)
     if (current && (!want || current.handle !== handle || current.key !== keyOf(spec) || current.inst !== inst)) disarm(inst.id)
     if (!want || armed.has(inst.id)) return
-    const entry = { inst, handle, key: keyOf(spec), loops: [] }
+    // Aborted when the process stops being probed: a probe still running (an exec command and
+    // its process group) ends then, and gives its slot back.
+    const entry = { inst, handle, key: keyOf(spec), loops: [], cancel: new AbortController() }
     armed.set(inst.id, entry)
     if (spec.readiness) entry.loops.push(loop(entry, spec.readiness, 'readiness', spec.readiness.interval))
     if (spec.liveness) entry.loops.push(loop(entry, spec.liveness, 'liveness', spec.liveness.initialDelay))
@@ -48,6 +50,7 @@ function createHealth ({ supervisor, policies, prober, logger = null, now = () =
     const entry = armed.get(id)
     if (!entry) return
     armed.delete(id)
+    entry.cancel.abort(new Error('probing stopped'))
     for (const l of entry.loops) {
       l.stopped = true
       clock.clearTimeout(l.timer)
@@ -66,7 +69,7 @@ function createHealth ({ supervisor, policies, prober, logger = null, now = () =
     const run = async () => {
       l.timer = null
       if (l.stopped) return
-      const result = await prober.probe(probe, inst.probeTarget(handle), { role })
+      const result = await prober.probe(probe, inst.probeTarget(handle), { role, signal: entry.cancel.signal })
       if (l.stopped || closed) return
       if (result.ok) l.passed = true
       l.state = countResult(l.state, result.ok, probe)
@@ -84,7 +87,7 @@ function createHealth ({ supervisor, policies, prober, logger = null, now = () =
       const reason = `liveness: ${result.detail}`
       logger?.warn({ event: 'liveness', app: inst.name, id: inst.id, processPid: handle.pid, detail: result.detail, failures: probe.failureThreshold }, `${inst.label}: ${reason} (${probe.failureThreshold} failures in a row)`)
       const uptime = l.passed ? now() - inst.startedAt : 0
-      const done = await policies.restartFor(inst, reason, { key: `liveness:${inst.id}`, what: 'liveness restarts', uptime })
+      const done = await policies.restartFor(inst, reason, { key: `liveness:${inst.id}`, what: 'liveness restarts', uptime, pid: handle.pid })
       // Not replaced (rolled back, the user stopped it meanwhile): probe it afresh.
       if (!closed && armed.get(inst.id) === entry && inst.handle === handle && !handle.exited && !done?.done?.includes(inst.id)) {
         l.stopped = false

@@ -1,10 +1,10 @@
 'use strict'
 
-// Whether an app's processes must track their servers for the daemon's probes (an HTTP or TCP
-// probe, answered by the agent inside the process: lib/worker/probe.js). Exec probes need
+// Whether an app's processes must track their servers for the daemon's probes (an HTTP, HTTPS
+// or TCP probe, answered by the agent inside the process: lib/worker/probe.js). Exec probes need
 // nothing from the process. Pure.
 function needsAgentProbes (spec) {
-  return [spec.readiness, spec.liveness].some((p) => p && (p.kind === 'http' || p.kind === 'tcp'))
+  return [spec.readiness, spec.liveness].some((p) => p && (p.kind === 'http' || p.kind === 'https' || p.kind === 'tcp'))
 }
 
 module.exports = { needsAgentProbes }

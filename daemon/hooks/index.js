@@ -4,16 +4,19 @@ const os = require('node:os')
 const { STATUS } = require('../process-state')
 const { classify } = require('../journal/causes')
 const { runCommand, createLimiter } = require('./run-command')
+const { commandOptions } = require('../launchers/app-options')
 
 // on_event hooks (docs/health.md#hooks-on_event): commands the daemon runs when a process of the app
 //   crash          exits on its own (or is stopped for not being ready in time) and is not done
 //   errored        turns errored (the crash-loop accounting, or a policy, gave up on it)
 //   restart        is restarted by a policy: watch, memory, cron, liveness, watchdog, heap
 //   reload_failed  a reload's replacement was rolled back
-// Each command runs in the app's cwd and environment, through /bin/sh, with the event as JSON on
-// its stdin and in XPM_EVENT_* variables. Bounded: at most CONCURRENCY hooks run at once over all
-// apps, at most QUEUE wait (the others are dropped, and the daemon log says so), each is killed
-// (its whole process group) after the app's on_event timeout (10 s by default). A hook never
+// Each command runs as the app runs: its uid and gid, its cwd and environment (never as the
+// daemon's user), through /bin/sh, with the event as JSON on its stdin and in XPM_EVENT_*
+// variables. Bounded: at most CONCURRENCY hooks run at once over all apps, at most QUEUE wait
+// (the others are dropped, and the daemon log says so); each runs as its own process group,
+// which is killed, with whatever the hook left in the background, after the app's on_event
+// timeout (10 s by default), when the app is deleted and when the daemon shuts down. A hook never
 // delays the daemon or the app; its failure (exit code, timeout, could not run) is logged with
 // the start of what it printed.
 const CONCURRENCY = 4
@@ -23,6 +26,7 @@ const POLICY_KINDS = new Set(['watch', 'memory', 'cron', 'liveness', 'watchdog',
 function createHooks ({ supervisor, logger = null, run = runCommand, limiter = createLimiter(CONCURRENCY, { queueLimit: QUEUE }), clock = Date.now, hostname = os.hostname() }) {
   let closed = false
   const running = new Set()
+  const cancels = new Map() // App → AbortController of its hooks (aborted when it is deleted)
 
   function appOf (name) {
     return supervisor.apps.get(name) ?? null
@@ -50,13 +54,39 @@ function createHooks ({ supervisor, logger = null, run = runCommand, limiter = c
       XPM_EVENT_TIME: payload.time
     }
     const input = JSON.stringify(payload) + '\n'
+    const signal = cancelOf(app).signal
     for (const { command } of commands) {
-      const job = limiter.run(() => run({ command, cwd: app.spec.cwd, env, input, timeoutMs: hooks.timeout }), {
-        onFull: () => ({ dropped: true })
-      }).then((r) => report(name, event, command, r), (err) => report(name, event, command, { ok: false, error: err.message }))
+      const job = limiter.run(() => run({ command, ...commandOptions(app.spec), env, input, timeoutMs: hooks.timeout, signal }), {
+        onFull: () => ({ dropped: true }),
+        signal
+      }).then((r) => report(name, event, command, r), (err) => report(name, event, command, signal.aborted ? { ok: false, aborted: true } : { ok: false, error: err.message }))
       running.add(job)
       job.finally(() => running.delete(job))
     }
+  }
+
+  function cancelOf (app) {
+    let controller = cancels.get(app)
+    if (!controller) {
+      controller = new AbortController()
+      cancels.set(app, controller)
+    }
+    return controller
+  }
+
+  // A deleted app's hooks (running, and those still queued) end with it.
+  let checking = false
+  function onChange () {
+    if (checking || !cancels.size) return
+    checking = true
+    setImmediate(() => {
+      checking = false
+      for (const [app, controller] of cancels) {
+        if (supervisor.apps.get(app.name) === app) continue
+        cancels.delete(app)
+        controller.abort(new Error(`${app.name} was deleted`))
+      }
+    })
   }
 
   function report (name, event, command, r) {
@@ -69,7 +99,7 @@ function createHooks ({ supervisor, logger = null, run = runCommand, limiter = c
       logger?.info({ event: 'hook', app: name, hook: event, command, ms: r.ms }, `${name}: on_event ${event} hook "${shown}" ran (${r.ms} ms)`)
       return
     }
-    const why = r.timedOut ? 'timed out and was killed' : r.error ? `could not run (${r.error})` : r.signal ? `was killed by ${r.signal}` : `exited with code ${r.code}`
+    const why = r.timedOut ? 'timed out and was killed' : r.aborted ? 'was ended (its app was deleted, or the daemon is stopping)' : r.error ? `could not run (${r.error})` : r.signal ? `was killed by ${r.signal}` : `exited with code ${r.code}`
     const output = (r.stderr || r.stdout || '').trim().split('\n').slice(0, 3).join(' | ').slice(0, 300)
     logger?.warn({ event: 'hook', app: name, hook: event, command, code: r.code ?? null, signal: r.signal ?? null, timedOut: Boolean(r.timedOut), output }, `${name}: on_event ${event} hook "${shown}" ${why}${output ? `: ${output}` : ''}`)
   }
@@ -117,6 +147,7 @@ function createHooks ({ supervisor, logger = null, run = runCommand, limiter = c
   supervisor.on('status', onStatus)
   supervisor.on('restart', onRestart)
   supervisor.on('replace-failed', onReplaceFailed)
+  supervisor.on('change', onChange)
 
   return {
     // Resolves once the hooks started so far have ended (tests, shutdown).
@@ -127,6 +158,10 @@ function createHooks ({ supervisor, logger = null, run = runCommand, limiter = c
       supervisor.off('status', onStatus)
       supervisor.off('restart', onRestart)
       supervisor.off('replace-failed', onReplaceFailed)
+      supervisor.off('change', onChange)
+      // Shutdown (xpm kill): hooks still running or queued end now, with their process groups.
+      for (const controller of cancels.values()) controller.abort(new Error('the daemon is stopping'))
+      cancels.clear()
     }
   }
 }

@@ -20,6 +20,13 @@ function idOptions (spec) {
   return out
 }
 
+// The identity of a command the daemon runs on the app's behalf (an exec probe, an on_event
+// hook: daemon/hooks/run-command.js): the app's user, group and folder, so the command can do
+// nothing the app could not. Its environment is the app's too (the caller adds its variables).
+function commandOptions (spec) {
+  return { cwd: spec.cwd, ...idOptions(spec) }
+}
+
 function pidFilePath (spec, index = 0) {
   if (!spec.pidFile) return null
   if (!(spec.instances > 1)) return spec.pidFile
@@ -49,4 +56,4 @@ function applyAppOptions (handle, spec, { index = 0, logger = null } = {}) {
   return handle
 }
 
-module.exports = { idOptions, pidFilePath, applyAppOptions }
+module.exports = { idOptions, commandOptions, pidFilePath, applyAppOptions }

@@ -278,14 +278,20 @@ class App {
   // See reload.js. Policy restarts pass a coalesce key: a burst of them costs one reload.
   // Each job that ran says how it ended ('reloaded': success, failed or cancelled; the
   // xpm_reloads_total counter of daemon/prometheus).
-  reload (instances = this.kept, { spec = null, reason = 'reload', onStep = () => {}, coalesce = null } = {}) {
+  // onlyIf(instance): checked when the job runs, not when it is queued; instances it refuses are
+  // left alone and listed in `dropped` (a policy restart raised for a process that a reload
+  // queued before it has already replaced: daemon/policies/replace.js).
+  reload (instances = this.kept, { spec = null, reason = 'reload', onStep = () => {}, coalesce = null, onlyIf = null } = {}) {
     if (spec) this.desiredSpec = spec
     if (spec) this.emit('intent', { app: this.name })
     return this.run('reload', async (signal) => {
+      const dropped = onlyIf ? instances.filter((i) => !onlyIf(i)).map((i) => i.id) : []
+      if (onlyIf) instances = instances.filter(onlyIf)
+      if (onlyIf && !instances.length) return { name: this.name, replaced: [], restarted: [], skipped: [], failed: null, dropped }
       try {
         const result = await reloadInstances(this, instances, { spec, reason, onStep, signal })
         this.emit('reloaded', { app: this.name, reason, result: result.failed ? 'failed' : 'success' })
-        return result
+        return dropped.length ? { ...result, dropped } : result
       } catch (err) {
         this.emit('reloaded', { app: this.name, reason, result: err.code === 'XPM_ERR_CANCELLED' || signal.aborted ? 'cancelled' : 'failed' })
         throw err

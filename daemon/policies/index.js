@@ -55,16 +55,20 @@ function createPolicies ({ supervisor, metrics, logger, home = null, now = () =>
   // A counted policy restart: each instance's accounting says restart (after a backoff) or give
   // up. After the backoff, only instances still live and still running the process that was
   // judged (or still not running) are restarted.
-  async function guardedReplace (app, instances, reason, { key, what, uptimeOf }) {
+  // pidOf(inst): the process the restart is about (default: the one running now); with
+  // bindPid, the restart is dropped for an instance whose process has changed by the time the
+  // job runs (replace.js).
+  async function guardedReplace (app, instances, reason, { key, what, uptimeOf, pidOf = (inst) => inst.pid, bindPid = false }) {
     const go = []
     let delay = 0
     for (const inst of instances) {
+      if (bindPid && pidOf(inst) !== inst.pid) continue // already gone
       const decision = guard.decide(inst, { spec: app.spec, uptime: uptimeOf(inst), what, cause: reason })
       if (decision.action === 'errored') {
         giveUp(app, inst, decision.reason)
         continue
       }
-      go.push({ inst, pid: inst.pid })
+      go.push({ inst, pid: pidOf(inst) })
       delay = Math.max(delay, decision.delay)
     }
     if (!go.length) return { done: [], failed: null }
@@ -72,8 +76,9 @@ function createPolicies ({ supervisor, metrics, logger, home = null, now = () =>
       logger?.warn({ event: 'policy', app: app.name, ids: go.map((g) => g.inst.id), reason, delay }, `${app.name}: ${reason}: restarting in ${delay} ms (backoff: restarted again soon after its start)`)
       if (!(await wait(delay))) return { done: [], failed: null }
     }
-    const still = go.filter(({ inst, pid }) => restartable(inst) && app.instances.includes(inst) && inst.pid === pid).map((g) => g.inst)
-    return replacer.replace(app, still, reason, { key })
+    const still = go.filter(({ inst, pid }) => restartable(inst) && app.instances.includes(inst) && inst.pid === pid)
+    const forPids = bindPid ? new Map(still.map(({ inst, pid }) => [inst.id, pid])) : null
+    return replacer.replace(app, still.map((g) => g.inst), reason, { key, forPids })
   }
 
   function giveUp (app, inst, reason) {
@@ -182,7 +187,7 @@ function createPolicies ({ supervisor, metrics, logger, home = null, now = () =>
         if (!over) continue
         memoryBusy.add(inst.id)
         logger?.warn({ event: 'memory', app: app.name, id: inst.id, processPid: inst.pid, rss: over.rss, limit }, `${app.name}[${inst.index}]: ${over.reason}, replacing it`)
-        guardedReplace(app, [inst], over.reason, { key: `memory:${inst.id}`, what: 'memory restarts', uptimeOf: memoryUptime })
+        guardedReplace(app, [inst], over.reason, { key: `memory:${inst.id}`, what: 'memory restarts', uptimeOf: memoryUptime, bindPid: true })
           .catch((err) => logger?.error({ event: 'memory', app: app.name, id: inst.id, err: err.message }, `${app.name}: memory restart failed: ${err.message}`))
           .finally(() => memoryBusy.delete(inst.id))
       }
@@ -190,20 +195,23 @@ function createPolicies ({ supervisor, metrics, logger, home = null, now = () =>
   }
 
   // One instance restarted for a cause outside this file (a liveness probe, the watchdog),
-  // counted like a memory restart. Resolves with the replacer's result, or null when the
-  // instance is not live (the user stopped it) or already being restarted for that cause.
-  const busy = new Set() // `${key}` of restarts in flight
-  function restartFor (inst, reason, { key, what, uptime = 0 }) {
+  // counted like a memory restart. pid: the process it was raised for (default: the current
+  // one); the restart is dropped if that process is gone by the time it would run. Resolves
+  // with the replacer's result, or null when the instance is not live (the user stopped it),
+  // its process already changed, or it is already being restarted for that cause.
+  const busy = new Set() // `${key}@${pid}` of restarts in flight
+  function restartFor (inst, reason, { key, what, uptime = 0, pid = inst.pid }) {
     const app = supervisor.apps.get(inst.name)
-    if (!app || closed || !restartable(inst) || busy.has(key)) return Promise.resolve(null)
-    busy.add(key)
-    logger?.warn({ event: 'policy', app: app.name, id: inst.id, processPid: inst.pid, reason }, `${inst.label ?? `${app.name}[${inst.index}]`}: ${reason}, replacing it`)
-    return guardedReplace(app, [inst], reason, { key, what, uptimeOf: () => uptime })
+    const flight = `${key}@${pid}`
+    if (!app || closed || !restartable(inst) || busy.has(flight) || !pid || pid !== inst.pid) return Promise.resolve(null)
+    busy.add(flight)
+    logger?.warn({ event: 'policy', app: app.name, id: inst.id, processPid: pid, reason }, `${inst.label ?? `${app.name}[${inst.index}]`}: ${reason}, replacing it`)
+    return guardedReplace(app, [inst], reason, { key, what, uptimeOf: () => uptime, pidOf: () => pid, bindPid: true })
       .catch((err) => {
         logger?.error({ event: 'policy', app: app.name, id: inst.id, err: err.message }, `${app.name}: restart for ${reason} failed: ${err.message}`)
         return null
       })
-      .finally(() => busy.delete(key))
+      .finally(() => busy.delete(flight))
   }
 
   const watchdog = createWatchdog({ supervisor, restartFor, isLive: restartable, logger, now, clock })

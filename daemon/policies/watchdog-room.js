@@ -93,7 +93,7 @@ function createWatchdog ({ supervisor, restartFor, isLive = () => true, logger =
   function act (inst, reason, kind, uptime) {
     const handle = inst.handle
     stateOf(inst, handle).judged = true
-    Promise.resolve(restartFor(inst, reason, { key: `watchdog:${inst.id}`, what: kind === 'heap' ? 'heap restarts' : 'watchdog restarts', uptime }))
+    Promise.resolve(restartFor(inst, reason, { key: `watchdog:${inst.id}`, what: kind === 'heap' ? 'heap restarts' : 'watchdog restarts', uptime, pid: handle.pid }))
       .finally(() => {
         if (!handle.exited) watched.delete(handle)
       })

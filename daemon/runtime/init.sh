@@ -1,5 +1,7 @@
 # xpm-runtime's init: what runs as PID 1 when xpm-runtime was started as PID 1 (a container
-# without `--init`). Started as `/bin/sh init.sh <runtime command line>` by daemon/runtime/pid1.js.
+# without `--init`). Read by the shell of bin/xpm-runtime itself (`. init.sh` with the runtime's
+# command line as "$@", on every Node version), or started as `/bin/sh init.sh <runtime command
+# line>` by daemon/runtime/pid1.js (`node xpm-runtime` on Node >= 22.15).
 #
 # PID 1 inherits every orphan in the container and must reap it, or it stays a zombie. Node
 # cannot wait for a process it did not spawn; a POSIX shell can: each of its waits collects any
@@ -7,7 +9,8 @@
 # So this shell starts the runtime as its only job, forwards the signals a container gets to it,
 # reaps orphans while it waits, and exits with the runtime's status. Nothing else.
 
-sig=
+# A signal bin/xpm-runtime's shell caught before this file was read is kept.
+sig=${sig-}
 child=
 forward () {
   sig=$1

@@ -33,6 +33,18 @@ function sentence (e) {
   return e.event
 }
 
+// What a signal xpm did not send most likely means: only SIGKILL can be the OOM killer; the
+// others are the process's own failures (an app that closed fd 1 and 2 was aborted by a libuv
+// assertion, and this used to say "the kernel's OOM killer?").
+const OUTSIDE_SIGNALS = {
+  SIGKILL: 'the kernel\'s OOM killer? someone\'s kill -9?',
+  SIGABRT: 'it aborted itself: a failed assertion in Node or a native module, or abort()',
+  SIGSEGV: 'it crashed in native code: a segmentation fault',
+  SIGBUS: 'it crashed in native code: a bus error',
+  SIGILL: 'it crashed in native code: an illegal instruction',
+  SIGFPE: 'it crashed in native code: an arithmetic error'
+}
+
 function exitSentence (e) {
   const subject = e.role === 'spare' ? 'the replacement' : e.role === 'retiring' ? 'the old process' : ''
   const was = subject ? `${subject} was ` : '' // "the old process was stopped by xpm", "stopped by xpm"
@@ -46,7 +58,7 @@ function exitSentence (e) {
   } else if (c.by === 'command') {
     text = `${was}ended by ${e.signal} from your command \`xpm sendSignal\`${ran}`
   } else if (c.by === 'outside') {
-    text = `${was}killed by signal ${e.signal}, not sent by xpm (the kernel's OOM killer? someone's kill?)${ran}`
+    text = `${was}killed by signal ${e.signal}, not sent by xpm (${OUTSIDE_SIGNALS[e.signal] ?? 'someone\'s kill?'})${ran}`
   } else if (c.kind === 'finished') {
     text = `${it}exited on its own with ${how}${ran}`
   } else {

@@ -12,7 +12,7 @@ const { MAX_TIMER_MS, MAX_PATH_BYTES } = require('./limits')
 // successThreshold 1, initialDelaySeconds 0).
 const PROBE_DEFAULTS = Object.freeze({ interval: 10000, timeout: 1000, failureThreshold: 3, successThreshold: 1, initialDelay: 0 })
 const PROBE_LIMITS = Object.freeze({ minInterval: 100, minTimeout: 10, maxThreshold: 1000 })
-const PROBE_KINDS = ['http', 'tcp', 'exec']
+const PROBE_KINDS = ['http', 'https', 'tcp', 'exec']
 const PROBE_KEYS = new Set([...PROBE_KINDS, 'port', 'interval', 'timeout', 'failure_threshold', 'success_threshold', 'initial_delay'])
 
 const HOOK_EVENTS = ['crash', 'errored', 'restart', 'reload_failed']
@@ -44,15 +44,16 @@ function countOf (v, fallback) {
   return Number.isInteger(n) && n >= 1 && n <= PROBE_LIMITS.maxThreshold ? n : null
 }
 
-// The short forms: 'http:/healthz', 'http:3000/healthz', 'tcp:3000', 'exec:node check.js', and a
+// The short forms: 'http:/healthz', 'http:3000/healthz', 'https:/healthz', 'https:3000/healthz',
+// 'tcp:3000', 'exec:node check.js', and a
 // JSON object (for a flag: --readiness '{"http":"/healthz","interval":"2s"}').
 function probeFromString (text) {
   const s = text.trim()
   if (s.startsWith('{')) {
     try { return JSON.parse(s) } catch { return null }
   }
-  let m = /^http:(\d+)?(\/\S*)$/.exec(s)
-  if (m) return m[1] ? { http: m[2], port: Number(m[1]) } : { http: m[2] }
+  let m = /^(https?):(\d+)?(\/\S*)$/.exec(s)
+  if (m) return m[2] ? { [m[1]]: m[3], port: Number(m[2]) } : { [m[1]]: m[3] }
   m = /^tcp:(\d+)$/.exec(s)
   if (m) return { tcp: Number(m[1]) }
   m = /^exec:(.+)$/s.exec(s)
@@ -61,7 +62,7 @@ function probeFromString (text) {
 }
 
 // File or flag value → normalized probe, or null when it is not one.
-// { kind: 'http', path, port|null } | { kind: 'tcp', port } | { kind: 'exec', command },
+// { kind: 'http' | 'https', path, port|null } | { kind: 'tcp', port } | { kind: 'exec', command },
 // each with interval, timeout, failureThreshold, successThreshold, initialDelay (ms / counts).
 function parseProbe (value) {
   const raw = typeof value === 'string' ? probeFromString(value) : value
@@ -72,10 +73,10 @@ function parseProbe (value) {
   if (kinds.length !== 1) return null
   const kind = kinds[0]
   let target
-  if (kind === 'http') {
+  if (kind === 'http' || kind === 'https') {
     const port = raw.port === undefined ? null : portOf(raw.port)
-    if (!isHttpPath(raw.http) || (raw.port !== undefined && port === null)) return null
-    target = { kind, path: raw.http, port }
+    if (!isHttpPath(raw[kind]) || (raw.port !== undefined && port === null)) return null
+    target = { kind, path: raw[kind], port }
   } else if (kind === 'tcp') {
     const port = portOf(raw.tcp)
     if (port === null || raw.port !== undefined) return null
@@ -104,16 +105,17 @@ function isProbe (p) {
     Number.isSafeInteger(p.initialDelay) && p.initialDelay >= 0 && p.initialDelay <= MAX_TIMER_MS &&
     [p.failureThreshold, p.successThreshold].every((n) => Number.isInteger(n) && n >= 1 && n <= PROBE_LIMITS.maxThreshold)
   if (!common) return false
-  if (p.kind === 'http') return isHttpPath(p.path) && (p.port === null || isPort(p.port))
+  if (p.kind === 'http' || p.kind === 'https') return isHttpPath(p.path) && (p.port === null || isPort(p.port))
   if (p.kind === 'tcp') return isPort(p.port)
   if (p.kind === 'exec') return isCommand(p.command)
   return false
 }
 
-// How a probe reads in messages and reasons: 'GET /healthz', 'GET :3000/healthz', 'tcp :3000',
-// 'exec "node check.js"'.
+// How a probe reads in messages and reasons: 'GET /healthz', 'GET :3000/healthz',
+// 'GET https :3000/healthz', 'tcp :3000', 'exec "node check.js"'.
 function describeProbe (p) {
   if (p.kind === 'http') return `GET ${p.port ? `:${p.port}` : ''}${p.path}`
+  if (p.kind === 'https') return `GET https ${p.port ? `:${p.port}` : ''}${p.path}`
   if (p.kind === 'tcp') return `tcp :${p.port}`
   const cmd = p.command.length > 60 ? p.command.slice(0, 57) + '...' : p.command
   return `exec "${cmd}"`
@@ -158,7 +160,7 @@ function isHooks (h) {
       c.events.every((e) => HOOK_EVENTS.includes(e)))
 }
 
-const PROBE_EXPECTED = 'a probe: { http: "/healthz", port? }, { tcp: 3000 } or { exec: "node check.js" } (or "http:/healthz", "tcp:3000", "exec:<command>"), ' +
+const PROBE_EXPECTED = 'a probe: { http: "/healthz", port? }, { https: "/healthz", port? }, { tcp: 3000 } or { exec: "node check.js" } (or "http:/healthz", "https:/healthz", "tcp:3000", "exec:<command>"), ' +
   'with optional interval, timeout, failure_threshold, success_threshold, initial_delay'
 const HOOKS_EXPECTED = `a command, a list of commands, or an object of events (${HOOK_EVENTS.join(', ')}; several as "crash,errored") to commands, with an optional timeout (at most 10m)`
 

@@ -35,10 +35,13 @@ function startAgent () {
   }
   const agent = { metrics: null }
   // Exit once the daemon is gone, metrics or not: a listener, no timer (exit-on-disconnect.js).
-  const { onChannelClosed, exitAfterDisconnect } = require('./exit-on-disconnect')
+  // The app's own process.disconnect() is not the daemon going away: then only a new parent is.
+  const { onChannelClosed, exitAfterDisconnect, trackOwnDisconnect, onParentGone } = require('./exit-on-disconnect')
+  const disconnectedItself = trackOwnDisconnect()
   agent.disconnect = onChannelClosed(() => {
     agent.metrics?.stop()
-    exitAfterDisconnect({ graceMs: DISCONNECT_GRACE_MS })
+    if (disconnectedItself()) onParentGone(() => exitAfterDisconnect({ graceMs: DISCONNECT_GRACE_MS }))
+    else exitAfterDisconnect({ graceMs: DISCONNECT_GRACE_MS })
   })
   // Metrics are reported on the daemon's schedule; its listener is installed now, before the
   // channel is first read (metrics-schedule.js).

@@ -16,11 +16,55 @@
 // process.on('message') from keeping it alive. Where the counter is not there (a Node that no
 // longer has it), an unref'd poll of process.connected does the same, once a second.
 //
+// The app's own process.disconnect() is the app's business: the channel closes, but the daemon
+// is still there, so the agent does not exit the app (it used to, with code 0, and the app was
+// restarted for ever). Such an app is then exited only once the daemon is really gone: its parent
+// changes (an unref'd check of process.ppid once a second, only in such an app).
+//
 // Cluster workers are left alone: Node exits them itself when the primary disconnects
 // unexpectedly, and after a deliberate worker.disconnect() they must drain and exit on their own.
 // That is decided when the channel closes (cluster.isWorker, not NODE_UNIQUE_ID, which Node
 // deletes before preloads run), so a fork-mode app never loads node:cluster for it.
 const POLL_MS = 1000
+
+// Wraps process.disconnect to tell the app's own call from the daemon's side closing; returns
+// () => whether the app disconnected itself. Node itself calls process.disconnect() when the
+// channel reads its end (channel.onread in node:internal/child_process): that call is the
+// daemon's side closing, told apart by its caller.
+function trackOwnDisconnect (proc = process) {
+  let own = false
+  const original = proc.disconnect
+  if (typeof original !== 'function') return () => false
+  proc.disconnect = function disconnect (...args) {
+    if (!calledByNode(disconnect)) own = true
+    return original.apply(this, args)
+  }
+  return () => own
+}
+
+function calledByNode (fn) {
+  const limit = Error.stackTraceLimit
+  const where = {}
+  try {
+    Error.stackTraceLimit = 1
+    Error.captureStackTrace(where, fn)
+  } finally {
+    Error.stackTraceLimit = limit
+  }
+  return /\(?node:internal\/child_process[:)]/.test(String(where.stack))
+}
+
+// Calls onOrphaned once the parent (the daemon) is gone: process.ppid changes.
+function onParentGone (onOrphaned, { proc = process, pollMs = POLL_MS } = {}) {
+  const parent = proc.ppid
+  const timer = setInterval(() => {
+    if (proc.ppid === parent) return
+    clearInterval(timer)
+    onOrphaned()
+  }, pollMs)
+  timer.unref()
+  return timer
+}
 
 function exitAfterDisconnect ({ graceMs, exit = process.exit, isClusterWorker = () => require('node:cluster').isWorker }) {
   if (isClusterWorker()) return false
@@ -59,4 +103,4 @@ function onChannelClosed (onDisconnect, { proc = process, pollMs = POLL_MS } = {
   return { kind: 'poll' }
 }
 
-module.exports = { exitAfterDisconnect, onChannelClosed }
+module.exports = { exitAfterDisconnect, onChannelClosed, trackOwnDisconnect, onParentGone }

@@ -1,6 +1,7 @@
 'use strict'
 
 const { monitorEventLoopDelay, performance } = require('node:perf_hooks')
+const v8 = require('node:v8')
 const { histogramSource, weightedLag } = require('./loop-delay')
 
 // The event-loop delay histogram wakes the app every `resolution` ms: 10 ms at the full rate
@@ -9,6 +10,11 @@ const { histogramSource, weightedLag } = require('./loop-delay')
 const RESOLUTION_MS = 10
 const SLOW_RESOLUTION_MS = 1000
 const SLOW_FROM_MS = 5000 // report intervals from this long on use the slow resolution
+// The RSS is read by the daemon from /proc/<pid>/stat on Linux. Reading it here there
+// (process.memoryUsage(), .rss()) makes libuv open /proc/self/stat, and in an app that closed its
+// stdout and stderr that file gets fd 1 or 2; libuv's uv__close() asserts fd > 2 and aborts the
+// app (SIGABRT). Elsewhere libuv asks the kernel without a file (macOS task_info, …).
+const RSS_HERE = process.platform !== 'linux'
 
 function resolutionFor (intervalMs) {
   return intervalMs >= SLOW_FROM_MS ? SLOW_RESOLUTION_MS : RESOLUTION_MS
@@ -48,12 +54,13 @@ function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () 
     const utilization = performance.eventLoopUtilization(elu, lastElu).utilization
     lastElu = elu
     lastAt = now
-    const mem = process.memoryUsage()
+    // the heap figures of process.memoryUsage(), without its RSS read (see RSS_HERE)
+    const heap = v8.getHeapStatistics()
     // Rounded inline, not by a helper called five times a tick (see loop-delay.js on TurboFan).
     return {
-      heapUsed: mem.heapUsed,
-      heapTotal: mem.heapTotal,
-      rss: mem.rss,
+      heapUsed: heap.used_heap_size,
+      heapTotal: heap.total_heap_size,
+      rss: RSS_HERE ? process.memoryUsage.rss() : null,
       elP50: delay && Math.round(delay.elP50 * 100) / 100,
       elP90: delay && Math.round(delay.elP90 * 100) / 100,
       elP95: delay && Math.round(delay.elP95 * 100) / 100,

@@ -14,6 +14,9 @@
 //    stream. The request goes through Node's HTTP parser, the app's middleware and its route,
 //    like any request, only without a network hop; 2xx and 3xx pass. With `port`, the server
 //    listening on that port; without, the first HTTP server that listens.
+//  - https: the same into the process's own https.Server, as the connection its TLS layer would
+//    hand over once the handshake is done (`server.emit('secureConnection', duplex)`): the
+//    certificate and the handshake are not part of the probe, the app's request handling is.
 //  - tcp: whether a server of this process listens on that port (in cluster mode, a connect to
 //    the port only proves the primary accepts; the answer itself proves the worker's loop runs).
 //
@@ -51,9 +54,10 @@ function listeningServers (port) {
   return [...servers].filter((s) => s.listening && (port === null || port === undefined || portOf(s) === port))
 }
 
-function findHttpServer (port) {
-  const http = require('node:http')
-  const candidates = listeningServers(port).filter((s) => s instanceof http.Server)
+// https.Server is a tls.Server, not an http.Server: each probe kind looks for its own.
+function findHttpServer (port, secure = false) {
+  const Server = secure ? require('node:https').Server : require('node:http').Server
+  const candidates = listeningServers(port).filter((s) => s instanceof Server)
   return candidates.find((s) => s.listenerCount('request') > 0) ?? candidates[0] ?? null
 }
 
@@ -78,14 +82,15 @@ function duplexPair () {
 
 // The server's end looks enough like a socket for the app's code: addresses, and the socket
 // methods servers and frameworks call (no-ops here).
-function asSocket (duplex, port) {
+function asSocket (duplex, port, secure = false) {
   Object.assign(duplex, {
     remoteAddress: '127.0.0.1',
     remoteFamily: 'IPv4',
     remotePort: 0,
     localAddress: '127.0.0.1',
     localPort: port ?? 0,
-    encrypted: false,
+    encrypted: secure,
+    ...(secure ? { authorized: false, alpnProtocol: false, getPeerCertificate: () => ({}), getCipher: () => null, getProtocol: () => null } : {}),
     setTimeout () { return this },
     setNoDelay () { return this },
     setKeepAlive () { return this },
@@ -97,10 +102,12 @@ function asSocket (duplex, port) {
 }
 
 // GET `path` through the server's own request handling. Resolves { ok, status, detail }.
-function httpProbe ({ path, port = null, timeout = 1000 }) {
-  const server = findHttpServer(port)
+function httpProbe ({ path, port = null, timeout = 1000, secure = false }) {
+  const server = findHttpServer(port, secure)
   if (!server) {
-    return Promise.resolve({ ok: false, status: 0, detail: port ? `no HTTP server listening on port ${port} in this process` : 'no HTTP server listening in this process' })
+    const what = secure ? 'HTTPS' : 'HTTP'
+    const other = findHttpServer(port, !secure) ? ` (an ${secure ? 'HTTP' : 'HTTPS'} server listens: use an ${secure ? 'http' : 'https'} probe)` : ''
+    return Promise.resolve({ ok: false, status: 0, detail: `${port ? `no ${what} server listening on port ${port} in this process` : `no ${what} server listening in this process`}${other}` })
   }
   return new Promise((resolve) => {
     const [client, socket] = duplexPair()
@@ -131,7 +138,7 @@ function httpProbe ({ path, port = null, timeout = 1000 }) {
     socket.on('error', () => {})
     const portShown = port ?? portOf(server)
     try {
-      server.emit('connection', asSocket(socket, portShown))
+      server.emit(secure ? 'secureConnection' : 'connection', asSocket(socket, portShown, secure))
       client.write(`GET ${path} HTTP/1.1\r\nHost: localhost${portShown ? `:${portShown}` : ''}\r\nUser-Agent: xpm-probe\r\nConnection: close\r\n\r\n`)
     } catch (err) {
       finish({ ok: false, status: 0, detail: `the server threw: ${err.message}` })
@@ -157,9 +164,9 @@ function reply (message) {
 function onProbeMessage (msg) {
   if (msg === null || typeof msg !== 'object' || msg.cmd !== CMD) return false
   const id = msg.id
-  const run = msg.kind === 'http' ? httpProbe : msg.kind === 'tcp' ? tcpProbe : null
+  const run = msg.kind === 'http' || msg.kind === 'https' ? httpProbe : msg.kind === 'tcp' ? tcpProbe : null
   const answer = run
-    ? run({ path: typeof msg.path === 'string' ? msg.path : '/', port: Number.isInteger(msg.port) ? msg.port : null, timeout: Number(msg.timeout) > 0 ? Number(msg.timeout) : 1000 })
+    ? run({ path: typeof msg.path === 'string' ? msg.path : '/', port: Number.isInteger(msg.port) ? msg.port : null, timeout: Number(msg.timeout) > 0 ? Number(msg.timeout) : 1000, secure: msg.kind === 'https' })
     : Promise.resolve({ ok: false, status: 0, detail: `unknown probe kind ${msg.kind}` })
   answer.then((result) => reply({ 'xpm:agent': 'probe', id, ...result }), (err) => reply({ 'xpm:agent': 'probe', id, ok: false, status: 0, detail: err.message }))
   return true

@@ -124,3 +124,62 @@ test('watchdog: a worker that blocks its loop for 5 s with max_event_loop_delay 
   assert.match(why, new RegExp(`pid ${first.pid} │ the old process was stopped by xpm: its event loop was blocked`))
   assert.match(why, /blocks its event loop for 5000 ms/, 'the blocked process\'s last lines')
 })
+
+test('https probes: an HTTPS app passes its https readiness probe, in cluster mode through the agent and without the agent over TLS (an http probe never could)', async (t) => {
+  const h = createHome(t)
+  const cluster = await h.run(['start', fixture('https-app.js'), '--name', 'tls-cluster', '-i', '2', '--readiness', 'https:/healthz', '--listen-timeout', '8000', '--json'])
+  assert.equal(cluster.code, 0, cluster.stdout + cluster.stderr)
+  const port = await freePort()
+  // fork mode without the agent: a real TLS request to the probe's port
+  const fork = await h.run(['start', fixture('https-app.js'), '--name', 'tls-fork', '--readiness', `https:${port}/healthz`, '--listen-timeout', '8000', '--json'], { env: { PORT: String(port), XPM_AGENT: '0' } })
+  assert.equal(fork.code, 0, fork.stdout + fork.stderr)
+  const list = await h.jlist()
+  assert.deepEqual(list.map((p) => [p.name, p.status]).sort(), [['tls-cluster', 'online'], ['tls-cluster', 'online'], ['tls-fork', 'online']])
+})
+
+test('a liveness failure queued behind `xpm reload` does not replace the reload\'s new, healthy worker, nor blame it', async (t) => {
+  const h = createHome(t)
+  const dir = tmpDir(t)
+  const port = await freePort()
+  const env = { PORT: String(port), HEALTH_DIR: dir }
+  // a replacement takes 2 s to pass its readiness gate: the old worker fails its liveness meanwhile
+  const readiness = JSON.stringify({ http: '/healthz', initial_delay: '2s', interval: '200ms' })
+  const liveness = JSON.stringify({ http: '/healthz', interval: '200ms', failure_threshold: 1 })
+  const start = await h.run(['start', fixture('health-app.js'), '--name', 'lv', '-i', '1', '--listen-timeout', '8s', '--readiness', readiness, '--liveness', liveness], { env })
+  assert.equal(start.code, 0, start.stderr + start.stdout)
+  const [old] = await h.jlist()
+  const reloading = h.run(['reload', 'lv'])
+  // the replacement is forked (the reload runs); now the old worker fails its probe
+  await waitFor(() => fs.readdirSync(dir).some((f) => f.startsWith('ok-') && f !== `ok-${old.pid}`), { message: 'the replacement to be up' })
+  fs.writeFileSync(path.join(dir, `fail-${old.pid}`), '')
+  const log = () => { try { return fs.readFileSync(path.join(h.home, 'daemon.log'), 'utf8') } catch { return '' } }
+  await waitFor(() => /"event":"liveness"/.test(log()), { message: 'the old worker\'s liveness failure' })
+  assert.equal((await reloading).code, 0)
+  const [fresh] = await h.jlist()
+  assert.notEqual(fresh.pid, old.pid)
+  // either the restart is dropped (the old worker is gone) or, as before, it replaces the new one
+  const outcome = await waitFor(async () => {
+    if (/restart for liveness: .* dropped: lv\[0\] \(pid \d+\) already gone/.test(log())) return 'dropped'
+    const [now] = await h.jlist()
+    return now.pid !== fresh.pid && 'replaced the new worker'
+  }, { timeout: 20000, message: 'the queued liveness restart to be dealt with' })
+  assert.equal(outcome, 'dropped')
+  const [after] = await h.jlist()
+  assert.equal(after.pid, fresh.pid, 'the reload\'s worker still serves')
+  const why = await h.run(['why', 'lv', '--json'])
+  const entries = JSON.parse(why.stdout)
+  assert.ok(!entries.some((e) => e.pid === fresh.pid && /liveness/.test(JSON.stringify(e))), `nothing blames pid ${fresh.pid}: ${why.stdout}`)
+})
+
+test('one app\'s slow exec probes do not keep another app from starting (the exec slots are per app)', async (t) => {
+  const h = createHome(t)
+  // four processes whose liveness command hangs for its whole 20 s timeout, again and again
+  const slow = await h.run(['start', fixture('idle.js'), '--name', 'slow', '-i', '4', '--liveness', JSON.stringify({ exec: 'sleep 30', timeout: '20s', interval: '100ms' })])
+  assert.equal(slow.code, 0, slow.stderr)
+  const hanging = () => require('../helpers/procs').pidsWithEnv(['XPM_APP_NAME=slow', 'XPM_PROBE=liveness']).length
+  await waitFor(() => hanging() >= 2, { message: 'the slow app\'s probe commands to be running' })
+  // before: the 4 slots were shared by every app, and this start failed with "no result yet"
+  const other = await h.run(['start', fixture('idle.js'), '--name', 'other', '--readiness', 'exec:true', '--listen-timeout', '5s'])
+  assert.equal(other.code, 0, other.stdout + other.stderr)
+  assert.equal((await h.jlist()).find((p) => p.name === 'other').status, 'online')
+})

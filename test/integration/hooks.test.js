@@ -50,3 +50,20 @@ test('a hook receives a crash event with the app, pid, exit code and cause; a fa
   // the app itself carries on: restarted after its crash
   await waitFor(async () => { const [p] = await h.jlist(); return p.restarts >= 1 && p.pid !== proc.pid }, { message: 'the crash restart' })
 })
+
+test('a hook still running at `xpm kill` ends with everything it started', async (t) => {
+  const { pidsWithEnv } = require('../helpers/procs')
+  const h = createHome(t)
+  const mark = `${process.pid}-${Date.now()}`
+  const eco = path.join(h.home, 'ecosystem.config.js')
+  fs.writeFileSync(eco, `module.exports = { apps: [{
+    name: 'crashy', script: ${JSON.stringify(fixture('crash-after-ms.js'))}, restart_delay: '1h',
+    env: { CRASH_AFTER_MS: '300', XPM_HOOK_MARK: ${JSON.stringify(mark)} },
+    on_event: { crash: 'sleep 120 & sleep 120', timeout: '10m' }
+  }] }\n`)
+  assert.equal((await h.run(['start', eco])).code, 0)
+  const hook = await waitFor(() => { const pids = pidsWithEnv([`XPM_HOOK_MARK=${mark}`, 'XPM_EVENT=crash']); return pids.length >= 3 && pids }, { message: 'the hook and its two sleeps' })
+  t.after(() => { for (const pid of hook) try { process.kill(pid, 'SIGKILL') } catch {} })
+  assert.equal((await h.run(['kill'])).code, 0)
+  await waitFor(() => pidsWithEnv([`XPM_HOOK_MARK=${mark}`]).length === 0, { timeout: 10000, message: 'the hook\'s processes to be gone after xpm kill' })
+})

@@ -255,3 +255,39 @@ test('a command during shutdown (answered XPM_ERR_SHUTTING_DOWN) waits for the o
 test('a command during shutdown that finds no socket asks the lock, waits for the old daemon, then starts a new one', async (t) => {
   await commandDuringShutdown(t, { removeSocket: true })
 })
+
+test('an app run as nobody: its exec probes and on_event hooks run as nobody, in its folder, and a hook left running ends with the app\'s delete', async (t) => {
+  if (needsRoot(t)) return
+  const { pidsWithEnv } = require('../helpers/procs')
+  const h = createHome(t)
+  // the app's folder is nobody's: the app could rewrite anything its probe or hook calls
+  const dir = tmpDir(t)
+  fs.chmodSync(dir, 0o755)
+  fs.chownSync(dir, NOBODY, NOBODY)
+  const script = path.join(dir, 'app.js')
+  fs.writeFileSync(script, 'setInterval(() => {}, 1000)\n')
+  const mark = `${process.pid}-${Date.now()}`
+  const eco = path.join(h.home, 'ecosystem.config.js')
+  fs.writeFileSync(eco, `module.exports = { apps: [{
+    name: 'low', script: ${JSON.stringify(script)}, cwd: ${JSON.stringify(dir)}, uid: ${NOBODY}, gid: ${NOBODY},
+    env: { XPM_SEC_MARK: ${JSON.stringify(mark)} },
+    readiness: { exec: 'id -u > probe-ids; id -g >> probe-ids; pwd >> probe-ids', interval: '200ms' },
+    liveness: { exec: 'test ! -e fail-now', interval: '200ms', failure_threshold: 1 },
+    on_event: { restart: 'id -u > hook-ids; id -g >> hook-ids; pwd >> hook-ids; sleep 120 & sleep 120', timeout: '5m' }
+  }] }\n`)
+  const res = await h.run(['start', eco])
+  assert.equal(res.code, 0, res.stdout + res.stderr)
+  const read = (name) => { try { return fs.readFileSync(path.join(dir, name), 'utf8') } catch { return '' } }
+  const probeIds = await waitFor(() => read('probe-ids').split('\n').length >= 4 && read('probe-ids'), { message: 'the readiness probe to record who ran it' })
+  assert.equal(probeIds, `${NOBODY}\n${NOBODY}\n${dir}\n`, 'the exec probe ran as the app\'s user and group, in its folder')
+
+  fs.writeFileSync(path.join(dir, 'fail-now'), '')
+  const hookIds = await waitFor(() => read('hook-ids').split('\n').length >= 4 && read('hook-ids'), { timeout: 20000, message: 'the restart hook to record who ran it' })
+  fs.rmSync(path.join(dir, 'fail-now'))
+  assert.equal(hookIds, `${NOBODY}\n${NOBODY}\n${dir}\n`, 'the hook ran as the app\'s user and group, in its folder')
+  const hookPids = await waitFor(() => { const pids = pidsWithEnv([`XPM_SEC_MARK=${mark}`, 'XPM_EVENT=restart']); return pids.length >= 2 && pids }, { message: 'the hook and its background sleep' })
+  t.after(() => { for (const pid of hookPids) try { process.kill(pid, 'SIGKILL') } catch {} })
+
+  assert.equal((await h.run(['delete', 'low'])).code, 0)
+  await waitFor(() => pidsWithEnv([`XPM_SEC_MARK=${mark}`]).length === 0, { timeout: 10000, message: 'the app, its hook and what the hook started to be gone after the delete' })
+})

@@ -64,9 +64,12 @@ test('an idle worker reports p99 under 20 ms and full figures', async () => {
   }, { timeout: 15000 })
   for (const { data } of quiet) {
     assert.ok(data.elP99 < 20, `p99 ${data.elP99}`)
-    for (const key of ['heapUsed', 'heapTotal', 'rss', 'elP50', 'elP90', 'elP95', 'elP99', 'elMax', 'elu']) {
+    for (const key of ['heapUsed', 'heapTotal', 'elP50', 'elP90', 'elP95', 'elP99', 'elMax', 'elu']) {
       assert.equal(typeof data[key], 'number', key)
     }
+    // on Linux the daemon reads the RSS from /proc (the agent's read could abort the app)
+    if (process.platform === 'linux') assert.equal(data.rss ?? null, null)
+    else assert.equal(typeof data.rss, 'number')
     assert.ok(data.elu >= 0 && data.elu < 0.5, `elu ${data.elu}`)
     assert.ok(data.heapUsed > 0 && data.heapUsed <= data.heapTotal)
   }

@@ -17,6 +17,11 @@ test('probes: object and short forms, Kubernetes defaults, timings parsed', () =
   assert.deepEqual(full, { kind: 'http', path: '/h', port: 8080, interval: 2000, timeout: 500, failureThreshold: 5, successThreshold: 2, initialDelay: 60000 })
   assert.deepEqual(parseProbe('{"exec":"true","interval":"300ms"}'), { kind: 'exec', command: 'true', ...PROBE_DEFAULTS, interval: 300 })
   for (const p of [full, parseProbe('tcp:1'), parseProbe('exec:true')]) assert.ok(isProbe(p), JSON.stringify(p))
+  // https servers get their own kind (an http probe never reached them)
+  assert.deepEqual(parseProbe('https:/healthz'), { kind: 'https', path: '/healthz', port: null, ...PROBE_DEFAULTS })
+  assert.deepEqual(parseProbe('https:8443/healthz'), parseProbe({ https: '/healthz', port: 8443 }))
+  assert.ok(isProbe(parseProbe('https:8443/healthz')))
+  assert.equal(parseProbe({ https: '/h', http: '/h' }), null)
 })
 
 test('probes: anything else is refused', () => {
@@ -36,6 +41,7 @@ test('probes: anything else is refused', () => {
 test('probes read the same in every message', () => {
   assert.equal(describeProbe(parseProbe('http:/healthz')), 'GET /healthz')
   assert.equal(describeProbe(parseProbe('http:3000/healthz')), 'GET :3000/healthz')
+  assert.equal(describeProbe(parseProbe('https:/healthz')), 'GET https /healthz')
   assert.equal(describeProbe(parseProbe('tcp:3000')), 'tcp :3000')
   assert.equal(describeProbe(parseProbe('exec:node check.js')), 'exec "node check.js"')
   assert.match(describeProbe(parseProbe(`exec:${'x'.repeat(100)}`)), /^exec "x{57}\.\.\."$/)

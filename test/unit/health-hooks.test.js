@@ -8,6 +8,8 @@ const { EventEmitter } = require('node:events')
 const { createHooks } = require('../../daemon/hooks')
 const { runCommand, createLimiter } = require('../../daemon/hooks/run-command')
 const { parseHooks } = require('../../lib/config/health-types')
+const { waitFor } = require('../helpers/wait')
+const { running, pidsWithEnv } = require('../helpers/procs')
 
 function world (onEvent) {
   const supervisor = new EventEmitter()
@@ -76,4 +78,27 @@ test('the runner: stdin, output kept up to a bound, the whole group killed at th
   assert.equal(missing.error, 'ENOENT')
   const failing = await runCommand({ command: 'exit 7', cwd: process.cwd(), env })
   assert.deepEqual([failing.ok, failing.code], [false, 7])
+})
+
+test('the runner leaves nothing behind: what a command put in the background ends at its deadline, and an abort ends the whole group', async (t) => {
+  const env = { PATH: process.env.PATH }
+  const left = []
+  t.after(() => { for (const pid of left) try { process.kill(pid, 'SIGKILL') } catch {} })
+  // the command exits at once; its background child used to outlive every deadline
+  const quick = await runCommand({ command: 'sleep 30 >/dev/null 2>&1 & echo $!', cwd: process.cwd(), env, timeoutMs: 300 })
+  const background = Number(quick.stdout.trim())
+  left.push(background)
+  assert.deepEqual([quick.ok, quick.timedOut], [true, false], 'the result does not wait for the leftovers')
+  assert.ok(running(background), 'still running before the deadline')
+  await waitFor(() => !running(background), { timeout: 5000, message: `pid ${background} ended at the command's deadline` })
+
+  const mark = `XPM_TEST_MARK=${process.pid}-${Date.now()}`
+  const ctrl = new AbortController()
+  const pending = runCommand({ command: 'sleep 30 & sleep 30', cwd: process.cwd(), env: { ...env, [mark.split('=')[0]]: mark.split('=')[1] }, timeoutMs: 60000, signal: ctrl.signal })
+  const group = await waitFor(() => { const p = pidsWithEnv([mark]); return p.length >= 3 && p }, { timeout: 5000, message: 'the shell and its two sleeps' })
+  left.push(...group)
+  ctrl.abort(new Error('deleted'))
+  const ended = await pending
+  assert.deepEqual([ended.ok, ended.aborted], [false, true])
+  await waitFor(() => pidsWithEnv([mark]).length === 0, { timeout: 5000, message: 'the whole group ended' })
 })

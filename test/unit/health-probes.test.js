@@ -52,7 +52,8 @@ test('where each kind runs: http and cluster tcp through the agent, fork tcp by 
     ask: async (handle, req) => { calls.push(['agent', handle.pid, req]); return req.path === '/bad' ? { ok: false, status: 503, detail: '503' } : { ok: true, status: 200, detail: '200' } },
     connect: async (req) => { calls.push(['connect', req.port]); return { ok: false, detail: 'connection refused' } },
     get: async (req) => { calls.push(['get', req.port, req.path]); return { ok: true, status: 204, detail: '204' } },
-    run: async (req) => { calls.push(['run', req.command, req.env.XPM_PROBE_PID, req.env.XPM_PROBE, req.env.KEEP]); return { ok: false, code: 2, stdout: '', stderr: '\n  db is down\nmore\n' } }
+    run: async (req) => { calls.push(['run', req.command, req.env.XPM_PROBE_PID, req.env.XPM_PROBE, req.env.KEEP]); return { ok: false, code: 2, stdout: '', stderr: '\n  db is down\nmore\n' } },
+    now: () => 0
   })
   const spec = { cwd: '/tmp', env: { KEEP: 'yes' } }
   const cluster = { handle: { pid: 11, reportsBoot: true, announcesListening: true }, spec, id: 0, index: 0, name: 'a' }
@@ -149,4 +150,81 @@ test('the agent side: a GET goes into this process\'s own server, by port; tcp s
   await new Promise((resolve) => b.close(resolve))
   assert.equal((await workerProbe.tcpProbe({ port: closedPort })).ok, false, 'a closed server no longer counts')
   assert.equal(workerProbe.onProbeMessage({ cmd: 'NODE_XPM_METRICS' }), false)
+})
+
+test('exec probes are bounded per app: one app\'s slow commands never hold another\'s, waiting counts against the timeout, an exit ends them', async (t) => {
+  const keepAlive = setInterval(() => {}, 1000) // the probes' timers are unref'd, as in the daemon
+  t.after(() => clearInterval(keepAlive))
+  const started = []
+  const prober = createProber({
+    // 'slow' commands run until they are ended; 'fast' ones pass at once
+    run: (req) => new Promise((resolve) => {
+      started.push(req.env.XPM_APP_NAME)
+      if (req.env.XPM_APP_NAME === 'fast') return resolve({ ok: true, code: 0 })
+      req.signal.addEventListener('abort', () => resolve({ ok: false, aborted: true, stdout: '', stderr: '' }))
+    })
+  })
+  const handle = new EventEmitter()
+  Object.assign(handle, { pid: 21, exited: false })
+  const slow = { handle, spec: { name: 'slow', instances: 1, cwd: '/tmp', env: {} }, id: 0, index: 0, name: 'slow' }
+  const fast = { handle: { pid: 22 }, spec: { name: 'fast', instances: 1, cwd: '/tmp', env: {} }, id: 1, index: 0, name: 'fast' }
+  const hung = [1, 2, 3].map(() => prober.probe(probe('exec:./hang.sh', { timeout: 60000 }), slow))
+  const waiting = prober.probe(probe('exec:./hang.sh', { timeout: 100 }), slow)
+  // before: a 4-slot pool over every app, and a probe waiting for a slot never timed out
+  assert.deepEqual(pick(await prober.probe(probe('exec:./ok.sh', { timeout: 100 }), fast)), { ok: true, detail: 'exit code 0' })
+  assert.deepEqual(pick(await waiting), { ok: false, detail: 'exec "./hang.sh": no slot within 100 ms (2 commands of this app already run)' })
+  assert.deepEqual(started, ['slow', 'slow', 'fast'], 'two slots for a one-instance app; the third waits')
+  handle.exited = true
+  handle.emit('exit', { code: 0 })
+  const ended = await Promise.all(hung)
+  assert.deepEqual(ended.map((r) => r.ok), [false, false, false])
+  assert.match(ended[0].detail, /ended/)
+  assert.deepEqual(started, ['slow', 'slow', 'fast'], 'the probe still waiting when the process exited never ran')
+  assert.equal(prober.execLimiters.size, 0, 'the app\'s slots are given back')
+})
+
+test('a caller\'s signal ends a running exec probe and its process group', async (t) => {
+  const keepAlive = setInterval(() => {}, 1000)
+  t.after(() => clearInterval(keepAlive))
+  const prober = createProber()
+  const target = { handle: { pid: 1 }, spec: { name: 'x', cwd: process.cwd(), env: { PATH: process.env.PATH } }, id: 0, index: 0, name: 'x' }
+  const ctrl = new AbortController()
+  const running = prober.probe(probe('exec:sleep 30 & echo $! > /dev/null; sleep 30', { timeout: 60000 }), target, { signal: ctrl.signal })
+  setImmediate(() => ctrl.abort(new Error('deleted')))
+  const r = await running
+  assert.equal(r.ok, false)
+  assert.match(r.detail, /ended/)
+})
+
+test('https probes: into this process\'s own https.Server (the agent), or a real TLS GET without the agent; an http probe says an HTTPS server listens', async (t) => {
+  const fs = require('node:fs')
+  const https = require('node:https')
+  const path = require('node:path')
+  const tls = path.join(__dirname, '..', 'fixtures', 'tls')
+  workerProbe.trackServers()
+  const hits = []
+  const server = https.createServer({ key: fs.readFileSync(path.join(tls, 'localhost-key.pem')), cert: fs.readFileSync(path.join(tls, 'localhost-cert.pem')) }, (req, res) => {
+    hits.push([req.url, req.socket.encrypted])
+    res.statusCode = req.url === '/healthz' ? 200 : 503
+    res.end()
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.after(() => server.close())
+  const port = server.address().port
+
+  // before: "no HTTP server listening in this process", whatever the probe
+  assert.deepEqual(await workerProbe.httpProbe({ path: '/healthz', port, timeout: 1000, secure: true }), { ok: true, status: 200, detail: '200' })
+  assert.deepEqual(await workerProbe.httpProbe({ path: '/down', port, timeout: 1000, secure: true }), { ok: false, status: 503, detail: '503' })
+  assert.deepEqual(hits, [['/healthz', true], ['/down', true]])
+  assert.equal((await workerProbe.httpProbe({ path: '/healthz', port, timeout: 1000 })).detail, `no HTTP server listening on port ${port} in this process (an HTTPS server listens: use an https probe)`)
+
+  // through the daemon's prober: the agent is asked for kind https; without the agent, real TLS
+  const asked = []
+  const prober = createProber({ ask: async (handle, req) => { asked.push(req.kind); return workerProbe.httpProbe({ ...req, secure: req.kind === 'https' }) }, now: () => 0 })
+  const spec = { name: 's', cwd: '/tmp', env: {} }
+  assert.deepEqual(pick(await prober.probe(probe('https:/healthz'), { handle: { pid: 1, reportsBoot: true }, spec, id: 0, index: 0, name: 's' })), { ok: true, detail: '→ 200' })
+  assert.deepEqual(asked, ['https'])
+  const bare = { handle: { pid: 1, reportsBoot: false }, spec, id: 0, index: 0, name: 's' }
+  assert.deepEqual(pick(await prober.probe(probe(`https:${port}/healthz`), bare)), { ok: true, detail: '→ 200' })
+  assert.deepEqual(pick(await prober.probe(probe(`https:${port}/down`), bare)), { ok: false, detail: `GET https :${port}/down → 503` })
 })

@@ -72,7 +72,7 @@ test('liveness: failure_threshold failures in a row restart the process through 
   assert.deepEqual(runs, [2000, 2500, 3000])
   healthy = false
   await time.advance(1500)
-  assert.deepEqual(restarts, [[3, 'liveness: tcp :3000: connection refused', { key: 'liveness:3', what: 'liveness restarts', uptime: 4500 }]])
+  assert.deepEqual(restarts, [[3, 'liveness: tcp :3000: connection refused', { key: 'liveness:3', what: 'liveness restarts', uptime: 4500, pid: 100 }]])
   await time.advance(3000)
   assert.equal(restarts.length, 1, 'no probe while its restart runs')
   // the restart did not replace it (rolled back): probed afresh

@@ -40,3 +40,18 @@ test('PID 1 without a way to put an init in front: a warning that names the caus
   const failed = ensureInit({ ...facts, execve: () => { throw new Error('EACCES') } })
   assert.match(failed, /failed \(EACCES\).*docker run --init/)
 })
+
+test('Node as PID 1: a SIGTERM or SIGINT before the daemon listens ends the runtime (the kernel would drop it); after, the daemon handles it', () => {
+  const { EventEmitter } = require('node:events')
+  const { holdEarlySignals } = require('../../daemon/runtime/pid1')
+  const proc = Object.assign(new EventEmitter(), { pid: 1 })
+  const exits = []
+  assert.equal(holdEarlySignals({ proc, exit: (code) => exits.push(code) }), true)
+  proc.emit('SIGTERM')
+  proc.emit('SIGINT')
+  assert.deepEqual(exits, [143, 130])
+  proc.on('SIGTERM', () => exits.push('daemon shutdown'))
+  proc.emit('SIGTERM')
+  assert.deepEqual(exits, [143, 130, 'daemon shutdown'])
+  assert.equal(holdEarlySignals({ proc: Object.assign(new EventEmitter(), { pid: 7 }) }), false, 'not PID 1: nothing to hold')
+})
