@@ -7,8 +7,7 @@ const { STATUS } = require('../process-state')
 // intent the user set (Instance#wanted, written by the App's commands only), never from a status.
 
 function isWantedUp (instance) {
-  if (typeof instance.wanted === 'boolean') return instance.wanted
-  return instance.status !== STATUS.STOPPED && instance.status !== STATUS.STOPPING // until every command writes the intent
+  return instance.wanted === true
 }
 
 // A process of the slot runs and took the slot (launching or online).

@@ -173,3 +173,36 @@ require('node:http').get({ host: '127.0.0.1', port: Number(process.env.DB_PORT),
   await waitFor(() => fs.readFileSync(events, 'utf8').split('\n').length === 4, { timeout: 20000, message: 'api booted again' })
   assert.equal(fs.readFileSync(events, 'utf8'), 'migrate ran\napi saw db up\napi saw db up\n')
 })
+
+test('xpm update during a fork-mode reload brings the app back online', { timeout: 120000 }, async (t) => {
+  const h = createHome(t)
+  const spec = await specFor(h, fixture('slow-exit.js'), { name: 'api', instances: 2, execMode: 'fork' }, { EXIT_DELAY_MS: '1500' })
+  const c = await daemonClient(t, h)
+  await c.request('start', { specs: [spec] }, { timeout: 60000 })
+  const reloading = c.request('reload', { target: 'api' }, { timeout: 60000 }).catch((err) => err)
+  await waitFor(async () => (await h.jlist()).some((p) => p.status === 'stopping'), { timeout: 20000, message: 'the reload stopping a first instance' })
+  const updated = await h.run(['update'], { timeout: 90000 })
+  assert.equal(updated.code, 0, updated.stdout + updated.stderr)
+  assert.match(updated.stdout, /2\/2 process\(es\) were online again/)
+  await reloading
+  assert.deepEqual(statuses(await quiet(h)), ['api[0]:online', 'api[1]:online'])
+})
+
+test('save while a depends_on dependent waits saves it as wanted online', { timeout: 120000 }, async (t) => {
+  const h = createHome(t)
+  const dir = fs.mkdtempSync(path.join(h.home, 'apps-'))
+  const gate = path.join(dir, 'gate')
+  // the dependency is ready only once the test opens the gate
+  fs.writeFileSync(path.join(dir, 'db.js'), `const fs = require('node:fs'); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(gate)})) { clearInterval(t); process.send('ready'); setInterval(() => {}, 1 << 30) } }, 50)\n`)
+  fs.writeFileSync(path.join(dir, 'ecosystem.config.js'), `module.exports = { apps: [
+  { name: 'db', script: 'db.js', wait_ready: true, listen_timeout: 60000 },
+  { name: 'api', script: ${JSON.stringify(fixture('idle.js'))}, depends_on: ['db'] }
+] }\n`)
+  const starting = h.run(['start', path.join(dir, 'ecosystem.config.js')], { cwd: dir, timeout: 90000 })
+  await waitFor(async () => (await h.jlist()).some((p) => p.name === 'db' && p.status === 'launching'), { timeout: 20000, message: 'db launching' })
+  const saved = await h.run(['save'])
+  assert.equal(saved.code, 0, saved.stderr)
+  assert.deepEqual(savedIntent(path.join(h.home, 'dump.json')), [['db', ['online']], ['api', ['online']]])
+  fs.writeFileSync(gate, '')
+  assert.equal((await starting).code, 0)
+})
