@@ -25,10 +25,12 @@ function scaleTarget (current, { op, n }) {
 
 // Which instance indexes to add and which to remove so the app has exactly `target` of them: an
 // app that has `target` already changes nothing, whatever its indexes (a gap left by deleting
-// one process stays); more are added at the lowest free indexes, fewer keep the lowest. Pure.
+// one process stays); more are added at the lowest free indexes; fewer keep the highest, the
+// newest (PM2's scale: 4 → 2 keeps NODE_APP_INSTANCE 2 and 3, and a scale back to 4 reuses 0
+// and 1). Pure.
 function planScale (indexes, target) {
   const sorted = [...indexes].sort((a, b) => a - b)
-  if (sorted.length >= target) return { add: [], remove: sorted.slice(target).reverse() }
+  if (sorted.length >= target) return { add: [], remove: sorted.slice(0, sorted.length - target) }
   const have = new Set(indexes)
   const add = []
   for (let i = 0; add.length < target - sorted.length; i++) if (!have.has(i)) add.push(i)

@@ -96,7 +96,7 @@ test('max_memory_restart: a worker over its limit is replaced within two samples
   assert.ok(lag <= 2000, `replaced ${lag} ms after going over the limit (two samples: 2000 ms)`)
 })
 
-test('scale up and down keeps the other workers; indexes stay 0..n-1', async (t) => {
+test('scale up and down keeps the other workers; as PM2, a scale-down keeps the newest and a scale-up reuses the lowest free indexes', async (t) => {
   const h = createHome(t)
   assert.equal((await h.run(['start', fixture('echo-http.js'), '--name', 'sc', '-i', '2'], { env: { PORT: '0' } })).code, 0)
   const before = await h.jlist()
@@ -108,15 +108,16 @@ test('scale up and down keeps the other workers; indexes stay 0..n-1', async (t)
   assert.deepEqual(list.map((p) => [p.instance, p.status]), [[0, 'online'], [1, 'online'], [2, 'online'], [3, 'online']])
   assert.deepEqual(list.slice(0, 2).map((p) => p.pid), pids)
 
+  const newest = list[3].pid
   const down = await h.run(['scale', 'sc', '-3'])
   assert.equal(down.code, 0, down.stderr)
   list = await h.jlist()
-  assert.deepEqual(list.map((p) => [p.instance, p.pid]), [[0, pids[0]]])
+  assert.deepEqual(list.map((p) => [p.instance, p.pid]), [[3, newest]])
 
   assert.equal((await h.run(['scale', 'sc', '3'])).code, 0)
   list = await h.jlist()
-  assert.deepEqual(list.map((p) => p.instance), [0, 1, 2])
-  assert.equal(list[0].pid, pids[0])
+  assert.deepEqual(list.map((p) => p.instance).sort(), [0, 1, 3])
+  assert.equal(list.find((p) => p.instance === 3).pid, newest)
   const [shown] = JSON.parse((await h.run(['show', 'sc', '--json'])).stdout)
   assert.equal(shown.spec.instances, 3)
 

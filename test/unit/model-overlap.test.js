@@ -99,20 +99,20 @@ test('delete cancels, stops, forgets; a start of the same name meanwhile creates
   assert.equal(sup.list()[0].id, 0, 'no instance was left: ids start again from 0, as in PM2')
 })
 
-test('scale keeps the other instances and starts new ones only when the app runs', async () => {
+test('scale keeps the other (newest, as PM2) instances and starts new ones only when the app runs', async () => {
   const { sup } = setup()
   await sup.start([fakeSpec('api', { instances: 2 })])
-  const keep = sup.list()[0].pid
   const up = await sup.scale('api', '+2')
   assert.deepEqual([up.from, up.to, up.started], [2, 4, true])
   assert.deepEqual(statuses(sup), ['api[0]:online', 'api[1]:online', 'api[2]:online', 'api[3]:online'])
+  const keep = sup.list()[3].pid
   const down = await sup.scale('api', '-3')
-  assert.deepEqual(down.removed.map((r) => r.instance), [1, 2, 3])
+  assert.deepEqual(down.removed.map((r) => r.instance), [0, 1, 2])
   assert.equal(sup.list()[0].pid, keep)
   await sup.stop('api')
   const idle = await sup.scale('api', '2')
   assert.equal(idle.started, false)
-  assert.deepEqual(statuses(sup), ['api[0]:stopped', 'api[1]:stopped'])
+  assert.deepEqual(statuses(sup), ['api[3]:stopped', 'api[0]:stopped'], 'listed by id: the new instance takes a new id')
   await assert.rejects(sup.scale('nope', '1'), { code: 'XPM_ERR_APP_NOT_FOUND' })
 })
 
