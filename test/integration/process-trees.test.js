@@ -149,3 +149,28 @@ test('xpm kill with a stopped (SIGSTOP) daemon ends the daemon and the apps', as
   assert.equal(running(daemon), false, 'the daemon is gone')
   assert.deepEqual(alive(pids).map(describeProc), [], 'every process of the app is gone')
 })
+
+test('xpm update says the truth when the daemon does not answer: a stopped daemon fails the command, a crashed one is replaced', async (t) => {
+  const h = createHome(t)
+  const file = path.join(h.home, 'a.pids')
+  t.after(() => killAll(linesOf(file).map(([, pid]) => pid)))
+  const res = await h.run(['start', fixture('tree-app.js'), '--name', 'a', '--kill-timeout', String(KILL_TIMEOUT)], { env: { TREE_PIDS: file, TREE_KINDS: 'idle' } })
+  assert.equal(res.code, 0, res.stderr)
+  const pids = await waitFor(() => linesOf(file).length === 2 && linesOf(file).map(([, pid]) => pid), { timeout: 15000, message: 'the tree' })
+  const daemon = h.daemonPid()
+  process.kill(daemon, 'SIGSTOP')
+  t.after(() => { try { process.kill(daemon, 'SIGKILL') } catch {} })
+
+  const stopped = await h.run(['update'])
+  assert.equal(stopped.code, 1, stopped.stdout)
+  assert.match(stopped.stderr, new RegExp(`daemon \\(pid ${daemon}\\) holds .* but does not answer; nothing was updated`))
+  assert.doesNotMatch(stopped.stdout, /no daemon running/)
+
+  process.kill(daemon, 'SIGKILL')
+  await waitFor(() => !running(daemon), { message: 'the daemon to die' })
+  const crashed = await h.run(['update'])
+  assert.equal(crashed.code, 0, crashed.stderr)
+  assert.match(crashed.stdout, /no daemon running, but 2 process\(es\) of its apps still run \(the daemon crashed\)/)
+  await waitFor(async () => (await h.jlist()).some((p) => p.status === 'online' && !pids.includes(p.pid)), { timeout: 15000, message: 'the app restored by the new daemon' })
+  assert.deepEqual(alive(pids).map(describeProc), [], 'the old processes are gone')
+})

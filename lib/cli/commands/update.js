@@ -19,10 +19,7 @@ async function update (ctx) {
   try {
     old = await ctx.connect()
   } catch (err) {
-    if (err.code === 'XPM_ERR_DAEMON_UNREACHABLE') {
-      process.stdout.write(`[xpm] no daemon running; the next command starts version ${version}\n`)
-      return
-    }
+    if (err.code === 'XPM_ERR_DAEMON_UNREACHABLE') return noDaemonAnswers(paths, version)
     if (err.code !== 'XPM_ERR_PROTOCOL_VERSION') throw err
   }
   const before = old ? { pid: old.hello.pid, version: old.hello.version } : { pid: readPid(paths), version: 'unknown' }
@@ -55,6 +52,39 @@ async function update (ctx) {
     if (online < handover.online) {
       throw new XpmError('XPM_ERR_START_FAILED', `only ${online} of ${handover.online} process(es) came back online; see \`xpm logs\``)
     }
+  } finally {
+    client.close()
+  }
+}
+
+// Nobody answered on the socket. Three different truths, said as they are:
+//  - a daemon holds the lock but does not answer (stopped, its loop blocked): nothing can be
+//    handed over; fail, and say how to end it;
+//  - no daemon, but processes with this home's tree tag run: the daemon crashed and left its
+//    apps running. A daemon of the installed version is started now: it ends them before it
+//    restores the apps from state.json (daemon/persistence/reap-orphans.js);
+//  - nothing runs at all: there is nothing to update.
+async function noDaemonAnswers (paths, version) {
+  const holder = await require('../../daemon-lock').probeLock(paths.home, { timeout: 1000 })
+  if (holder) {
+    holder.close()
+    const pid = holder.pid || (await require('../../daemon-lock').lockPids(paths.home))[0]
+    throw new XpmError('XPM_ERR_DAEMON_UNREACHABLE', `The xpm daemon${pid ? ` (pid ${pid})` : ''} holds ${paths.home} but does not answer; nothing was updated. ` +
+      '`xpm kill` ends it and its apps (the next command then starts the installed version)')
+  }
+  const { findTagged } = require('../../tag-scan')
+  const orphans = await findTagged({ home: paths.home })
+  if (!orphans.length) {
+    process.stdout.write(`[xpm] no daemon running and no app process left: nothing to update; the next command starts version ${version}\n`)
+    return
+  }
+  process.stdout.write(`[xpm] no daemon running, but ${orphans.length} process(es) of its apps still run (the daemon crashed); starting version ${version}, which ends them and restores the apps it kept in ${paths.stateFile}\n`)
+  const { connect } = require('../../client')
+  const client = await connect({ timeout: 15000 })
+  try {
+    const left = (await findTagged({ home: paths.home })).filter((p) => orphans.some((o) => o.pid === p.pid && o.startTime === p.startTime))
+    process.stdout.write(`[xpm] daemon ${client.hello.version} (pid ${client.hello.pid}) started${client.hello.restored ? `, restoring ${client.hello.restored.apps} app(s)` : ''}` +
+      `${left.length ? `; ${left.length} old process(es) still ending` : ''}; see \`xpm list\`\n`)
   } finally {
     client.close()
   }
