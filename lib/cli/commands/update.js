@@ -16,6 +16,7 @@ async function update (ctx) {
   const { version } = require('../../../package.json')
   const paths = homePaths()
   let old = null
+  await refuseUnresponsive(paths)
   try {
     old = await ctx.connect()
   } catch (err) {
@@ -65,13 +66,7 @@ async function update (ctx) {
 //    restores the apps from state.json (daemon/persistence/reap-orphans.js);
 //  - nothing runs at all: there is nothing to update.
 async function noDaemonAnswers (paths, version) {
-  const holder = await require('../../daemon-lock').probeLock(paths.home, { timeout: 1000 })
-  if (holder) {
-    holder.close()
-    const pid = holder.pid || (await require('../../daemon-lock').lockPids(paths.home))[0]
-    throw new XpmError('XPM_ERR_DAEMON_UNREACHABLE', `The xpm daemon${pid ? ` (pid ${pid})` : ''} holds ${paths.home} but does not answer; nothing was updated. ` +
-      '`xpm kill` ends it and its apps (the next command then starts the installed version)')
-  }
+  await refuseUnresponsive(paths, { any: true })
   const { findTagged } = require('../../tag-scan')
   const orphans = await findTagged({ home: paths.home })
   if (!orphans.length) {
@@ -88,6 +83,19 @@ async function noDaemonAnswers (paths, version) {
   } finally {
     client.close()
   }
+}
+
+// A daemon that holds the lock but does not even answer its lock within 2 s (stopped, its loop
+// blocked) is told at once, not after the socket's retries. any: a holder in any state counts.
+async function refuseUnresponsive (paths, { any = false, timeout = 2000 } = {}) {
+  const lock = require('../../daemon-lock')
+  const holder = await lock.probeLock(paths.home, { timeout })
+  if (!holder) return
+  holder.close()
+  if (!any && holder.state !== 'unknown') return
+  const pid = holder.pid || (await lock.lockPids(paths.home))[0]
+  throw new XpmError('XPM_ERR_DAEMON_UNREACHABLE', `The xpm daemon${pid ? ` (pid ${pid})` : ''} holds ${paths.home} but does not answer; nothing was updated. ` +
+    '`xpm kill` ends it and its apps (the next command then starts the installed version)')
 }
 
 function countOnline (list) {
