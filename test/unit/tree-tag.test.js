@@ -4,12 +4,9 @@
 // folder of <pid>/stat and <pid>/environ files. No process is started or signalled.
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const fs = require('node:fs')
-const os = require('node:os')
-const path = require('node:path')
 const { TREE_VAR, LAUNCH_VAR, homeId, treeTag, newLaunchTag, launchOwner, parseTreeTag, tagsOfEnviron, matches } = require('../../lib/tree-tag')
-const { createTagScanner, findTagged, endTagged } = require('../../lib/tag-scan')
-const { killHome } = require('../../lib/kill-home')
+const { findTagged, endTagged } = require('../../lib/tag-scan')
+const { fakeProc, env } = require('../helpers/fake-proc')
 
 test('the tree tag names home, app and instance, and is the same for every launch of the slot', () => {
   const tag = treeTag('/srv/xpm', 'api', 2)
@@ -51,23 +48,6 @@ test('matching: by home, app, instance, or one launch', () => {
   assert.ok(!matches(p, { launch: '7-ab' }))
   assert.ok(!matches(p, {}), 'an empty query matches nothing')
 })
-
-// A fake /proc: pid → { startTime, environ }. kill(pid, sig) records; `dies` decides which
-// signals end which pid (the stat file goes away).
-function fakeProc (t, procs) {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-fake-proc-'))
-  t.after(() => fs.rmSync(root, { recursive: true, force: true }))
-  const put = (pid, { startTime, environ = '', ppid = 1 }) => {
-    fs.mkdirSync(path.join(root, String(pid)), { recursive: true })
-    fs.writeFileSync(path.join(root, String(pid), 'stat'), `${pid} (x y) S ${ppid} ${pid} ${pid} 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 ${startTime} 0 0`)
-    fs.writeFileSync(path.join(root, String(pid), 'environ'), environ)
-  }
-  for (const [pid, p] of Object.entries(procs)) put(pid, p)
-  const remove = (pid) => fs.rmSync(path.join(root, String(pid)), { recursive: true, force: true })
-  return { root, put, remove, scanner: createTagScanner({ procRoot: root }) }
-}
-
-const env = (home, app, index, launch) => `PATH=/bin\0${TREE_VAR}=${treeTag(home, app, index)}\0${LAUNCH_VAR}=${launch}\0`
 
 test('findTagged: by home, app, instance and launch; untagged and other homes are not found; one read for concurrent askers', async (t) => {
   const proc = fakeProc(t, {
@@ -112,35 +92,4 @@ test('endTagged: the stop signal, SIGKILL after the kill timeout, and never a pi
   const r2 = await endTagged({ launch: '1-z' }, { scanner, kill: (pid, sig) => hits.push([pid, sig]), killTimeout: 10, pollMs: 5, rounds: 1 })
   assert.deepEqual(hits, [])
   assert.deepEqual(r2.killed, [])
-})
-
-test('killHome: with no daemon, the tagged processes are ended and state.json is marked clean; what survives SIGKILL is reported', async (t) => {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-kill-home-'))
-  t.after(() => fs.rmSync(home, { recursive: true, force: true }))
-  const stateFile = path.join(home, 'state.json')
-  fs.writeFileSync(stateFile, JSON.stringify({
-    version: 1,
-    cleanShutdown: false,
-    apps: [{ spec: { name: 'web', killSignal: 'SIGINT', killTimeout: 20 } }, { spec: { name: 'keep', treekill: false } }],
-    processes: [{ pid: 403, startTime: '12', name: 'keep' }]
-  }))
-  const proc = fakeProc(t, {
-    401: { startTime: '10', environ: env(home, 'web', 0, '1-a') }, // ends on SIGINT
-    402: { startTime: '11', environ: env(home, 'web', 0, '1-a') }, // survives everything
-    403: { startTime: '12', environ: env(home, 'keep', 0, '1-b') }, // treekill: false, its recorded process: ended
-    404: { startTime: '13', environ: env(home, 'keep', 0, '1-b') } // treekill: false, what it started: kept
-  })
-  const sent = []
-  const kill = (pid, sig) => {
-    sent.push([pid, sig])
-    if ((pid === 401 && sig === 'SIGINT') || (pid === 403 && sig === 'SIGTERM')) proc.remove(pid)
-  }
-  const paths = { home, stateFile, pidFile: path.join(home, 'daemon.pid') }
-  const res = await killHome(paths, { findDaemon: async () => null, scanner: proc.scanner, kill, pollMs: 5, killWaitMs: 20 })
-  assert.equal(res.daemon, null)
-  assert.deepEqual(res.ended.sort(), [401, 403])
-  assert.deepEqual(res.survived, [402])
-  assert.ok(!sent.some(([pid]) => pid === 404), 'treekill: false keeps what the app started')
-  assert.ok(sent.some(([pid, sig]) => pid === 401 && sig === 'SIGINT'), 'the app\'s kill_signal')
-  assert.equal(JSON.parse(fs.readFileSync(stateFile, 'utf8')).cleanShutdown, true)
 })
