@@ -46,13 +46,14 @@ async function killOverSocket (paths, socketTimeout) {
     return null // nobody listens, or it does not say hello: the lock and pid tell the rest
   }
   const pid = client.hello.pid
+  const closed = new Promise((resolve) => client.once('close', resolve))
   try {
-    const closed = new Promise((resolve) => client.once('close', resolve))
     await client.request('kill', {}, { timeout: 10000 })
     await closed
-  } catch {
-    client.close()
-    return { pid, exited: false }
+  } catch (err) {
+    // another `kill` is stopping the apps: wait for the same exit (the connection closes then)
+    if (err.code === 'XPM_ERR_SHUTTING_DOWN') await closed
+    else return { pid, exited: false } // it stopped answering: signals from here on
   } finally {
     client.close()
   }
