@@ -21,7 +21,7 @@
 
 const fsp = require('node:fs/promises')
 const { setTimeout: sleep } = require('node:timers/promises')
-const { parseStat } = require('../../lib/proc-stat')
+const { mapLimited, readLiveStat } = require('../../lib/tag-scan')
 const { LAUNCH_VAR, TREE_VAR, newLaunchTag } = require('../../lib/tree-tag')
 
 const TAG_VAR = LAUNCH_VAR // what a tree of one launch is matched on
@@ -29,14 +29,6 @@ const READ_CONCURRENCY = 16 // /proc reads in flight at once: the thread pool al
 const POLL_MS = 50 // how often the exit of a process that is not the daemon's child is checked
 
 const newTag = () => newLaunchTag()
-
-async function mapLimited (items, limit, fn) {
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++])
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-}
 
 // One view of the process table: pid → { state, ppid, pgrp, startTime } for every live
 // (non-zombie) process, a children index, and environments read on demand, at most once each.
@@ -62,17 +54,6 @@ class ProcTable {
     }
     return pending.then((text) => text.startsWith(entry + '\0') || text.includes('\0' + entry + '\0') || text === entry)
   }
-}
-
-async function readLiveStat (procRoot, pid) {
-  let text
-  try {
-    text = await fsp.readFile(`${procRoot}/${pid}/stat`, 'latin1')
-  } catch {
-    return null
-  }
-  const stat = parseStat(text)
-  return stat && stat.state !== 'Z' && stat.state !== 'X' ? stat : null
 }
 
 async function readTable (procRoot) {
