@@ -78,11 +78,12 @@ function createTagScanner ({ procRoot = '/proc' } = {}) {
 const defaultScanner = createTagScanner()
 
 // The query of findTagged/endTagged as tree-tag.js matches it: { home } is a path (hashed here).
-function toMatch ({ home, app, instance, launch }) {
-  return { ...(home !== undefined ? { homeId: homeId(home) } : {}), app, instance, launch }
+function toMatch ({ home, app, instance, launch, tree }) {
+  return { ...(home !== undefined ? { homeId: homeId(home) } : {}), app, instance, launch, tree }
 }
 
-// Live processes carrying the tag of a home (and app, instance), or of one launch. exclude:
+// Live processes carrying the tag of a home (and app, instance), of one instance ({ tree }: its
+// whole tree tag), or of one launch. exclude:
 // pids never returned (this process is never returned).
 async function findTagged (query, { scanner = defaultScanner, exclude = [], selfPid = process.pid } = {}) {
   const match = toMatch(query)

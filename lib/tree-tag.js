@@ -70,10 +70,12 @@ function tagsOfEnviron (text) {
   return out
 }
 
-// Whether a process's tags match a query { home (id), app?, instance?, launch? }.
-function matches (tags, { homeId: id, app, instance, launch } = {}) {
+// Whether a process's tags match a query { homeId, app?, instance? } or { tree } (a whole tree
+// tag) or { launch }, or several of these at once.
+function matches (tags, { homeId: id, app, instance, launch, tree } = {}) {
   if (launch !== undefined && tags.launch !== launch) return false
-  if (id === undefined) return launch !== undefined
+  if (tree !== undefined && tags.tree !== tree) return false
+  if (id === undefined) return launch !== undefined || tree !== undefined
   const parsed = parseTreeTag(tags.tree)
   if (!parsed || parsed.home !== id) return false
   if (app !== undefined && parsed.app !== app) return false

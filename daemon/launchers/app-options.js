@@ -2,6 +2,7 @@
 
 const fsp = require('node:fs/promises')
 const path = require('node:path')
+const { liveLaunches } = require('./tree-env')
 
 // What an app's spec asks of its processes beyond running the script, shared by both launchers
 // (PM2's uid/gid, treekill, kill_retry_time, pid_file; docs/migrating-from-pm2.md):
@@ -35,6 +36,7 @@ function applyAppOptions (handle, spec, { index = 0, logger = null } = {}) {
   if (Number.isSafeInteger(spec.killTimeout)) handle.killTimeout = spec.killTimeout
   if (spec.treekill === false) {
     handle.treekill = false
+    liveLaunches.delete(handle.tag) // nothing sweeps this slot's tree: no need to tell launches apart
     handle.tag = null // no tree: stopProcess signals and waits for the process alone
   }
   if (Number.isSafeInteger(spec.killRetryTime)) handle.pollMs = spec.killRetryTime

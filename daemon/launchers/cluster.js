@@ -35,7 +35,7 @@ class ClusterHandle extends ProcessHandle {
 // every fork sets them for its own app. The worker runs the user's script directly (not a
 // wrapper that require()s it), so ES-module apps load exactly as under plain `node`.
 function launchClusterWorker (spec, appEnv, { index = 0 } = {}) {
-  const { env, tag } = launchEnv(spec, appEnv, index)
+  const { env, tag, tree } = launchEnv(spec, appEnv, index)
   cluster.setupPrimary({
     exec: spec.script,
     args: spec.args || [],
@@ -52,6 +52,7 @@ function launchClusterWorker (spec, appEnv, { index = 0 } = {}) {
   const handle = new ClusterHandle({ worker })
   handle.reportsBoot = hasAgent(env)
   handle.tag = tag
+  handle.treeTag = tree
   worker.on('online', () => handle.markOnline())
   worker.on('listening', (address) => handle.emit('listening', address))
   worker.on('message', (msg) => handle.received(msg))

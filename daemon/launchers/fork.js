@@ -27,7 +27,7 @@ class ForkHandle extends ProcessHandle {
 // that runs xpm or the one the app names (interpreter: '/opt/node18/bin/node'); spawn for any
 // other interpreter or an executable.
 function launchForkProcess (spec, appEnv, { index = 0 } = {}) {
-  const { env, tag } = launchEnv(spec, appEnv, index)
+  const { env, tag, tree } = launchEnv(spec, appEnv, index)
   const options = { cwd: spec.cwd, env, detached: true, ...idOptions(spec) }
   const node = isNodeRuntime(spec.interpreter)
   let child
@@ -48,6 +48,7 @@ function launchForkProcess (spec, appEnv, { index = 0 } = {}) {
   handle.reportsBoot = node && hasAgent(env)
   handle.groupLeader = true
   handle.tag = tag
+  handle.treeTag = tree
   handle.group = child.pid || 0 // detached: the child calls setsid(), leading group = its pid
   child.once('spawn', () => {
     handle.pid = child.pid

@@ -3,6 +3,7 @@
 const { EventEmitter } = require('node:events')
 const { ProcessTree } = require('./process-tree')
 const { endTagged } = require('../../lib/tag-scan')
+const { liveLaunches } = require('./tree-env')
 
 // One running OS process, whatever launched it. Callers never ask which mode it is: each
 // launcher's subclass knows how to signal, release and stop its kind of process. Emits:
@@ -30,6 +31,7 @@ class ProcessHandle extends EventEmitter {
     this.stdout = child.stdout
     this.stderr = child.stderr
     this.tag = null // set by the launcher: XPM_LAUNCH=<tag> in the process's environment
+    this.treeTag = null // and XPM_TREE=<treeTag>, the instance's (lib/tree-tag.js)
     this.killSignal = 'SIGINT' // the app's kill_signal and kill_timeout (app-options.js)
     this.killTimeout = 5000
     this.stopRequested = false // a stop (stop-process.js) owns the end of the tree
@@ -67,17 +69,25 @@ class ProcessHandle extends EventEmitter {
     if (this.exited) return
     this.exited = true
     this.exitInfo = { code, signal }
+    if (this.tag) liveLaunches.delete(this.tag)
     this.sweepLeftovers()
     this.emit('exit', this.exitInfo)
   }
 
   // The process exited without a stop: whatever still carries its launch's tag (a helper, a
-  // worker pool, a detached daemon it started) gets the app's stop signal now and SIGKILL after
-  // its kill_timeout, so a crash loop does not pile up one helper per restart. Not with
-  // treekill: false (no tag), nor during a stop (stop-process.js ends the tree itself).
+  // worker pool, a detached daemon it started), or its instance's tree tag with no live launch
+  // of this daemon (a leftover of an earlier launch of the slot), gets the app's stop signal now
+  // and SIGKILL after its kill_timeout, so a crash loop does not pile up one helper per restart.
+  // Not with treekill: false (no tag), nor during a stop (stop-process.js ends the tree itself).
   sweepLeftovers () {
     if (!this.tag || this.stopRequested || this.sweep) return this.sweep
-    const sweep = endTagged({ launch: this.tag }, { killSignal: this.killSignal, killTimeout: this.killTimeout, ...(this.pollMs ? { pollMs: this.pollMs } : {}) })
+    const query = this.treeTag ? { tree: this.treeTag } : { launch: this.tag }
+    const sweep = endTagged(query, {
+      filter: (p) => p.launch === this.tag || !liveLaunches.has(p.launch),
+      killSignal: this.killSignal,
+      killTimeout: this.killTimeout,
+      ...(this.pollMs ? { pollMs: this.pollMs } : {})
+    })
       .then((report) => {
         if (report.signalled.length) this.emit('leftovers', report)
         return report

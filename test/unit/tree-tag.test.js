@@ -35,7 +35,7 @@ test('environ parsing finds both tags among NUL-separated entries, and nothing i
   assert.deepEqual(tagsOfEnviron(''), { tree: null, launch: null })
 })
 
-test('matching: by home, app, instance, or one launch', () => {
+test('matching: by home, app, instance, one instance\'s tree tag, or one launch', () => {
   const id = homeId('/h')
   const p = { tree: `${id}/web/1`, launch: '7-aa' }
   assert.ok(matches(p, { homeId: id }))
@@ -46,6 +46,9 @@ test('matching: by home, app, instance, or one launch', () => {
   assert.ok(!matches(p, { homeId: homeId('/other') }))
   assert.ok(matches(p, { launch: '7-aa' }))
   assert.ok(!matches(p, { launch: '7-ab' }))
+  assert.ok(matches(p, { tree: `${id}/web/1` }), 'one instance by its whole tree tag')
+  assert.ok(!matches(p, { tree: `${id}/web/0` }))
+  assert.ok(!matches({ tree: null, launch: '7-aa' }, { tree: `${id}/web/1` }))
   assert.ok(!matches(p, {}), 'an empty query matches nothing')
 })
 
