@@ -13,7 +13,11 @@
 //     exited) and every process of the tree still alive, until none is left.
 // The stop resolves when the whole tree is gone, with the process's own exit.
 async function stopProcess (handle, { killTimeout = 5000, killSignal = 'SIGINT', shutdownWithMessage = false } = {}) {
-  if (handle.exited) return handle.exitInfo
+  if (handle.exited) {
+    await handle.sweep // the leftovers of its exit (handle.js), if that is still under way
+    return handle.exitInfo
+  }
+  handle.stopRequested = true
   const exited = new Promise((resolve) => handle.once('exit', resolve))
   const deadline = Date.now() + killTimeout
   const left = () => Math.max(0, deadline - Date.now())

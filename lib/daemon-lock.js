@@ -173,6 +173,14 @@ function probeLock (home, { timeout = PROBE_TIMEOUT } = {}) {
   return liveHolder(path.join(home, LOCK_NAME), { timeout })
 }
 
+// The pids named by the sockets in the lock (each is `<pid in base 36>-<random>`): the daemon
+// behind a lock that answers nothing (stopped, or its loop blocked), for `xpm kill`. Only
+// meaningful while probeLock finds a live holder.
+async function lockPids (home) {
+  const names = await fs.promises.readdir(path.join(home, LOCK_NAME)).catch(() => [])
+  return names.map((n) => parseInt(n.split('-')[0], 36)).filter((pid) => Number.isSafeInteger(pid) && pid > 0)
+}
+
 // Staging folders left by a daemon killed while it was taking the lock. Ours is gone by now;
 // one whose socket still listens belongs to a daemon about to find it lost.
 async function removeDeadStaging (home, own) {
@@ -187,4 +195,4 @@ async function removeDeadStaging (home, own) {
   }
 }
 
-module.exports = { acquireLock, waitForLock, probeLock, listenPrivate, LOCK_NAME }
+module.exports = { acquireLock, waitForLock, probeLock, lockPids, listenPrivate, LOCK_NAME }

@@ -16,10 +16,15 @@ async function startDaemon (paths, { timeout = 10000 } = {}) {
   const { ensureSafeHome, openAppendNoFollowSync } = require('./safe-fs')
   ensureSafeHome(paths.home, { create: true })
   const out = openAppendNoFollowSync(paths.daemonStdio)
+  // A CLI run by an app (a deploy script under xpm) carries that app's tree tags: the daemon it
+  // starts must not, or it would count as a leftover of that app (lib/tree-tag.js).
+  const env = { ...process.env, XPM_HOME: paths.home }
+  delete env.XPM_TREE
+  delete env.XPM_LAUNCH
   const child = spawn(process.execPath, [DAEMON_ENTRY], {
     detached: true,
     stdio: ['ignore', out, out],
-    env: { ...process.env, XPM_HOME: paths.home },
+    env,
     cwd: paths.home
   })
   fs.closeSync(out)

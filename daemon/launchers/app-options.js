@@ -2,13 +2,16 @@
 
 const fsp = require('node:fs/promises')
 const path = require('node:path')
+const { liveLaunches } = require('./tree-env')
 
 // What an app's spec asks of its processes beyond running the script, shared by both launchers
 // (PM2's uid/gid, treekill, kill_retry_time, pid_file; docs/migrating-from-pm2.md):
 //  - uid, gid: the process runs as that user and group (spawn's setuid/setgid; libuv drops the
 //    daemon's supplementary groups). The CLI and validate-spec.js refuse them unless the daemon
 //    runs as root;
-//  - treekill: false → a stop signals the app's own process only, not what it started;
+//  - treekill: false → a stop signals the app's own process only, not what it started, and
+//    what it leaves behind when it exits stays (handle.js);
+//  - kill_signal, kill_timeout: also how the leftovers of an exit are ended (handle.js);
 //  - kill_retry_time: how often a stop checks that the processes of the tree are gone;
 //  - pid_file: the pid written at launch (asynchronously; several instances: -<instance> before
 //    the extension) and removed at exit while it still holds this process's pid.
@@ -36,8 +39,11 @@ function pidFilePath (spec, index = 0) {
 
 // Called by a launcher with the fresh handle (same tick as the fork).
 function applyAppOptions (handle, spec, { index = 0, logger = null } = {}) {
+  if (spec.killSignal) handle.killSignal = spec.killSignal
+  if (Number.isSafeInteger(spec.killTimeout)) handle.killTimeout = spec.killTimeout
   if (spec.treekill === false) {
     handle.treekill = false
+    liveLaunches.delete(handle.tag) // nothing sweeps this slot's tree: no need to tell launches apart
     handle.tag = null // no tree: stopProcess signals and waits for the process alone
   }
   if (Number.isSafeInteger(spec.killRetryTime)) handle.pollMs = spec.killRetryTime

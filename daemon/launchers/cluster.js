@@ -3,7 +3,7 @@
 const cluster = require('node:cluster')
 const { ProcessHandle } = require('./handle')
 const { nodeExecArgv, hasAgent } = require('./agent-args')
-const { newTag, TAG_VAR } = require('./process-tree')
+const { launchEnv } = require('./tree-env')
 const { idOptions, applyAppOptions } = require('./app-options')
 
 // A cluster worker: the daemon is its primary and routes its connections. It shares the
@@ -35,8 +35,7 @@ class ClusterHandle extends ProcessHandle {
 // every fork sets them for its own app. The worker runs the user's script directly (not a
 // wrapper that require()s it), so ES-module apps load exactly as under plain `node`.
 function launchClusterWorker (spec, appEnv, { index = 0 } = {}) {
-  const tag = newTag()
-  const env = { ...appEnv, [TAG_VAR]: tag }
+  const { env, tag, tree } = launchEnv(spec, appEnv, index)
   cluster.setupPrimary({
     exec: spec.script,
     args: spec.args || [],
@@ -53,6 +52,7 @@ function launchClusterWorker (spec, appEnv, { index = 0 } = {}) {
   const handle = new ClusterHandle({ worker })
   handle.reportsBoot = hasAgent(env)
   handle.tag = tag
+  handle.treeTag = tree
   worker.on('online', () => handle.markOnline())
   worker.on('listening', (address) => handle.emit('listening', address))
   worker.on('message', (msg) => handle.received(msg))

@@ -3,7 +3,7 @@
 const childProcess = require('node:child_process')
 const { ProcessHandle } = require('./handle')
 const { nodeExecArgv, hasAgent } = require('./agent-args')
-const { newTag, TAG_VAR } = require('./process-tree')
+const { launchEnv } = require('./tree-env')
 const { idOptions, applyAppOptions } = require('./app-options')
 const { isNodeRuntime } = require('../../lib/config/script')
 
@@ -27,8 +27,7 @@ class ForkHandle extends ProcessHandle {
 // that runs xpm or the one the app names (interpreter: '/opt/node18/bin/node'); spawn for any
 // other interpreter or an executable.
 function launchForkProcess (spec, appEnv, { index = 0 } = {}) {
-  const tag = newTag()
-  const env = { ...appEnv, [TAG_VAR]: tag }
+  const { env, tag, tree } = launchEnv(spec, appEnv, index)
   const options = { cwd: spec.cwd, env, detached: true, ...idOptions(spec) }
   const node = isNodeRuntime(spec.interpreter)
   let child
@@ -49,6 +48,7 @@ function launchForkProcess (spec, appEnv, { index = 0 } = {}) {
   handle.reportsBoot = node && hasAgent(env)
   handle.groupLeader = true
   handle.tag = tag
+  handle.treeTag = tree
   handle.group = child.pid || 0 // detached: the child calls setsid(), leading group = its pid
   child.once('spawn', () => {
     handle.pid = child.pid

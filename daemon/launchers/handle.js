@@ -2,6 +2,8 @@
 
 const { EventEmitter } = require('node:events')
 const { ProcessTree } = require('./process-tree')
+const { endTagged } = require('../../lib/tag-scan')
+const { liveLaunches } = require('./tree-env')
 
 // One running OS process, whatever launched it. Callers never ask which mode it is: each
 // launcher's subclass knows how to signal, release and stop its kind of process. Emits:
@@ -12,6 +14,9 @@ const { ProcessTree } = require('./process-tree')
 //   'message' (msg)          IPC message from the process
 //   'disconnect'             the IPC channel closed
 //   'exit' ({ code, signal }) exactly once
+//   'leftovers' ({ signalled, killed, survived }) after an exit xpm did not ask for (a crash, an
+//                            exit 0 of a self-daemonizing app), once the processes it left behind
+//                            (its launch's tag) were ended; only when there were any
 class ProcessHandle extends EventEmitter {
   constructor ({ child }) {
     super()
@@ -25,7 +30,12 @@ class ProcessHandle extends EventEmitter {
     this.spawnError = null
     this.stdout = child.stdout
     this.stderr = child.stderr
-    this.tag = null // set by the launcher: XPM_TREE=<tag> in the process's environment
+    this.tag = null // set by the launcher: XPM_LAUNCH=<tag> in the process's environment
+    this.treeTag = null // and XPM_TREE=<treeTag>, the instance's (lib/tree-tag.js)
+    this.killSignal = 'SIGINT' // the app's kill_signal and kill_timeout (app-options.js)
+    this.killTimeout = 5000
+    this.stopRequested = false // a stop (stop-process.js) owns the end of the tree
+    this.sweep = null // the end of what an exit left behind, while it runs (a promise)
     this.group = 0 // the process group the process leads (fork mode), 0 when it has none
   }
 
@@ -59,7 +69,32 @@ class ProcessHandle extends EventEmitter {
     if (this.exited) return
     this.exited = true
     this.exitInfo = { code, signal }
+    if (this.tag) liveLaunches.delete(this.tag)
+    this.sweepLeftovers()
     this.emit('exit', this.exitInfo)
+  }
+
+  // The process exited without a stop: whatever still carries its launch's tag (a helper, a
+  // worker pool, a detached daemon it started), or its instance's tree tag with no live launch
+  // of this daemon (a leftover of an earlier launch of the slot), gets the app's stop signal now
+  // and SIGKILL after its kill_timeout, so a crash loop does not pile up one helper per restart.
+  // Not with treekill: false (no tag), nor during a stop (stop-process.js ends the tree itself).
+  sweepLeftovers () {
+    if (!this.tag || this.stopRequested || this.sweep) return this.sweep
+    const query = this.treeTag ? { tree: this.treeTag } : { launch: this.tag }
+    const sweep = endTagged(query, {
+      filter: (p) => p.launch === this.tag || !liveLaunches.has(p.launch),
+      killSignal: this.killSignal,
+      killTimeout: this.killTimeout,
+      ...(this.pollMs ? { pollMs: this.pollMs } : {})
+    })
+      .then((report) => {
+        if (report.signalled.length) this.emit('leftovers', report)
+        return report
+      }, () => null)
+      .finally(() => { if (this.sweep === sweep) this.sweep = null })
+    this.sweep = sweep
+    return sweep
   }
 
   send (message) {

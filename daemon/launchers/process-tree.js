@@ -7,7 +7,8 @@
 //  - it descends from the leader by parent links (/proc/<pid>/stat), found while the links are
 //    still there: before the leader is signalled, since an orphan is handed to init (or to a
 //    subreaper) and loses the link; or
-//  - its environment carries the leader's tag (XPM_TREE=<tag>, set by the launcher): this finds
+//  - its environment carries the leader's launch tag (XPM_LAUNCH=<tag>, set by the launcher
+//    beside the instance's stable XPM_TREE, lib/tree-tag.js): this finds
 //    what left the tree before the stop (a double-forked daemon that called setsid, a child
 //    whose parent exited), as long as it kept the environment it inherited;
 //  and so do their own descendants. A pid is only ever signalled together with the start time
@@ -19,25 +20,15 @@
 // older than the process it descends from).
 
 const fsp = require('node:fs/promises')
-const crypto = require('node:crypto')
 const { setTimeout: sleep } = require('node:timers/promises')
-const { parseStat } = require('../persistence/proc-stat')
+const { mapLimited, readLiveStat } = require('../../lib/tag-scan')
+const { LAUNCH_VAR, TREE_VAR, newLaunchTag } = require('../../lib/tree-tag')
 
-const TAG_VAR = 'XPM_TREE'
+const TAG_VAR = LAUNCH_VAR // what a tree of one launch is matched on
 const READ_CONCURRENCY = 16 // /proc reads in flight at once: the thread pool also writes the logs
 const POLL_MS = 50 // how often the exit of a process that is not the daemon's child is checked
 
-function newTag () {
-  return `${process.pid}-${crypto.randomBytes(6).toString('hex')}`
-}
-
-async function mapLimited (items, limit, fn) {
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++])
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-}
+const newTag = () => newLaunchTag()
 
 // One view of the process table: pid → { state, ppid, pgrp, startTime } for every live
 // (non-zombie) process, a children index, and environments read on demand, at most once each.
@@ -63,17 +54,6 @@ class ProcTable {
     }
     return pending.then((text) => text.startsWith(entry + '\0') || text.includes('\0' + entry + '\0') || text === entry)
   }
-}
-
-async function readLiveStat (procRoot, pid) {
-  let text
-  try {
-    text = await fsp.readFile(`${procRoot}/${pid}/stat`, 'latin1')
-  } catch {
-    return null
-  }
-  const stat = parseStat(text)
-  return stat && stat.state !== 'Z' && stat.state !== 'X' ? stat : null
 }
 
 async function readTable (procRoot) {
@@ -251,4 +231,4 @@ class ProcessTree {
   }
 }
 
-module.exports = { ProcessTree, createScanner, newTag, TAG_VAR, readTable }
+module.exports = { ProcessTree, createScanner, newTag, TAG_VAR, TREE_VAR, readTable }

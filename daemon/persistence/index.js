@@ -105,9 +105,11 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
     const orphans = previous?.processes ?? []
     keeper.inherit(orphans)
     await keeper.start()
-    if (orphans.length) {
-      const specs = new Map((previous.apps || []).map((a) => [a.spec.name, a.spec]))
+    if (orphans.length || paths.home) { // with paths.home: also every process with this home's tree tag
+      const specs = new Map((previous?.apps || []).map((a) => [a.spec.name, a.spec]))
       const reaped = await reapOrphans(orphans, {
+        home: paths.home,
+        specOf: (name) => specs.get(name),
         stopOptions: (rec) => ({ killSignal: specs.get(rec.name)?.killSignal || 'SIGTERM', killTimeout: specs.get(rec.name)?.killTimeout ?? SPEC_DEFAULTS.killTimeout }),
         logger
       }).catch((err) => {

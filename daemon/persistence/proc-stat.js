@@ -1,36 +1,4 @@
 'use strict'
 
-// Who a pid is, from /proc/<pid>/stat (Linux): its state, parent, process group and start time
-// (field 22, clock ticks since boot). A pid and its start time together name one process for
-// the life of the machine, so a pid the kernel reused is never mistaken for an app's.
-
-// The command name (field 2) is in parentheses and may itself hold spaces and parentheses:
-// the fields that follow start after the last ')'.
-function parseStat (text) {
-  const close = String(text).lastIndexOf(')')
-  if (close === -1) return null
-  const rest = text.slice(close + 2).trim().split(/\s+/)
-  // rest[0] is field 3 (state)
-  if (rest.length < 20) return null
-  return {
-    state: rest[0],
-    ppid: Number(rest[1]),
-    pgrp: Number(rest[2]),
-    startTime: rest[19]
-  }
-}
-
-// null when the pid does not exist, is a zombie, or /proc is not there.
-async function readProcStat (pid, { fs = require('node:fs').promises } = {}) {
-  let text
-  try {
-    text = await fs.readFile(`/proc/${pid}/stat`, 'utf8')
-  } catch {
-    return null
-  }
-  const stat = parseStat(text)
-  if (!stat || stat.state === 'Z' || stat.state === 'X') return null
-  return stat
-}
-
-module.exports = { parseStat, readProcStat }
+// Moved to lib/proc-stat.js (the CLI's `xpm kill` reads /proc too); kept for existing callers.
+module.exports = require('../../lib/proc-stat')

@@ -68,7 +68,7 @@ const OPTIONS = [
   { key: 'kill_timeout', target: 'killTimeout', type: 'duration', default: 5000, flag: '--kill-timeout <duration>', description: 'Time between the stop signal and SIGKILL', pm2Default: '1600 (1.6s)' },
   { key: 'kill_signal', target: 'killSignal', type: 'signal', default: 'SIGINT', description: 'Signal sent to stop the app' },
   { key: 'kill_retry_time', target: 'killRetryTime', type: 'duration', min: 10, default: 100, description: 'How often a stop checks whether the app\'s processes are gone' },
-  { key: 'treekill', target: 'treekill', type: 'boolean', default: true, description: 'Stop everything the app started with it; false: only the app\'s own process' },
+  { key: 'treekill', target: 'treekill', type: 'boolean', default: true, description: 'Stop everything the app started with it, and end what an app process leaves behind when it exits (a crash, a self-daemonizing exit); false: a stop signals only the app\'s own process, and its children outlive it' },
   { key: 'listen_timeout', target: 'listenTimeout', type: 'duration', default: 8000, flag: '--listen-timeout <duration>', description: 'Time a new instance has to become ready (listening, or `ready` with wait_ready)', pm2Default: '3000 (3s)', pm2: 'An instance not ready in time counts as a crash instead of being taken as ready' },
   { key: 'wait_ready', target: 'waitReady', type: 'boolean', default: false, flag: '--wait-ready', description: 'Ready means the app called process.send(\'ready\'), not just listening' },
   { key: 'shutdown_with_message', target: 'shutdownWithMessage', type: 'boolean', default: false, flag: '--shutdown-with-message', description: 'Stop by sending the message \'shutdown\' over IPC instead of a signal' },

@@ -2,6 +2,7 @@
 
 const { homePaths } = require('../../paths')
 const { isAlive } = require('../../pid')
+const { XpmError } = require('../../errors')
 
 async function ping (ctx) {
   const client = await ctx.connect()
@@ -9,26 +10,56 @@ async function ping (ctx) {
   process.stdout.write(`pong (daemon pid ${res.pid}, version ${res.version})\n`)
 }
 
-// Stops every app gracefully, then waits until the daemon process itself is gone.
-async function kill (ctx) {
+// Stops every app gracefully, then the daemon, and ends whatever still carries the home's tree
+// tag. With a daemon that does not answer (crashed, stopped, its loop blocked) the apps are
+// ended all the same: lib/kill-home.js. Exits non-zero only when something is still running.
+async function kill (ctx, { socketTimeout = 2000 } = {}) {
+  const paths = homePaths()
+  require('../../safe-fs').ensureSafeHome(paths.home, { create: false })
+  const answered = await killOverSocket(paths, socketTimeout)
+  const { killHome } = require('../../kill-home')
+  const res = await killHome(paths, answered ? { findDaemon: async () => (answered.exited ? null : answered.pid) } : {})
+  const out = (line) => process.stdout.write(`[xpm] ${line}\n`)
+  const list = (pids) => pids.slice(0, 20).join(', ') + (pids.length > 20 ? ', …' : '')
+  if (answered?.exited) out(`daemon (pid ${answered.pid}) stopped`)
+  else if (res.daemon) {
+    out(`the daemon (pid ${res.daemon.pid}) did not answer on ${paths.socket}; sent it SIGCONT and SIGTERM${res.daemon.signal === 'SIGKILL' ? ', then SIGKILL' : ''}`)
+    if (!res.daemonAlive) out(`daemon (pid ${res.daemon.pid}) stopped`)
+  } else out('no daemon running')
+  if (res.ended.length) {
+    const whose = answered?.exited ? 'left behind by the apps' : 'of apps the daemon no longer ran'
+    out(`ended ${res.ended.length} process(es) ${whose} (this home's tree tag${res.killed.length ? `, ${res.killed.length} with SIGKILL` : ''}): ${list(res.ended)}`)
+  }
+  const still = [...(res.daemonAlive ? [`the daemon (pid ${res.daemon.pid})`] : []), ...(res.survived.length ? [`pid(s) ${list(res.survived)}`] : [])]
+  if (still.length) {
+    throw new XpmError('XPM_ERR_KILL_INCOMPLETE', `still running after SIGKILL: ${still.join(' and ')}`, { details: { daemon: res.daemonAlive ? res.daemon.pid : null, pids: res.survived } })
+  }
+}
+
+// `kill` over the socket: → null when nobody answers within socketTimeout, else { pid, exited }.
+async function killOverSocket (paths, socketTimeout) {
+  const { connectOnce } = require('../../client')
   let client
   try {
-    client = await ctx.connect()
-  } catch (err) {
-    if (err.code === 'XPM_ERR_DAEMON_UNREACHABLE') {
-      process.stdout.write('[xpm] no daemon running\n')
-      return
-    }
-    throw err
+    client = await connectOnce(paths.socket, { timeout: socketTimeout })
+  } catch {
+    return null // nobody listens, or it does not say hello: the lock and pid tell the rest
   }
   const pid = client.hello.pid
   const closed = new Promise((resolve) => client.once('close', resolve))
-  await client.request('kill', {}, { timeout: 10000 })
-  await closed
+  try {
+    await client.request('kill', {}, { timeout: 10000 })
+    await closed
+  } catch (err) {
+    // another `kill` is stopping the apps: wait for the same exit (the connection closes then)
+    if (err.code === 'XPM_ERR_SHUTTING_DOWN') await closed
+    else return { pid, exited: false } // it stopped answering: signals from here on
+  } finally {
+    client.close()
+  }
   const deadline = Date.now() + 60000
-  while (isAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
-  if (isAlive(pid)) throw new Error(`the daemon (pid ${pid}) did not exit; see ${homePaths().daemonLog}`)
-  process.stdout.write(`[xpm] daemon (pid ${pid}) stopped\n`)
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20)) // not our child: polled
+  return { pid, exited: !isAlive(pid) }
 }
 
 module.exports = { ping, kill }

@@ -16,13 +16,11 @@ async function update (ctx) {
   const { version } = require('../../../package.json')
   const paths = homePaths()
   let old = null
+  await refuseUnresponsive(paths)
   try {
     old = await ctx.connect()
   } catch (err) {
-    if (err.code === 'XPM_ERR_DAEMON_UNREACHABLE') {
-      process.stdout.write(`[xpm] no daemon running; the next command starts version ${version}\n`)
-      return
-    }
+    if (err.code === 'XPM_ERR_DAEMON_UNREACHABLE') return noDaemonAnswers(paths, version)
     if (err.code !== 'XPM_ERR_PROTOCOL_VERSION') throw err
   }
   const before = old ? { pid: old.hello.pid, version: old.hello.version } : { pid: readPid(paths), version: 'unknown' }
@@ -58,6 +56,46 @@ async function update (ctx) {
   } finally {
     client.close()
   }
+}
+
+// Nobody answered on the socket. Three different truths, said as they are:
+//  - a daemon holds the lock but does not answer (stopped, its loop blocked): nothing can be
+//    handed over; fail, and say how to end it;
+//  - no daemon, but processes with this home's tree tag run: the daemon crashed and left its
+//    apps running. A daemon of the installed version is started now: it ends them before it
+//    restores the apps from state.json (daemon/persistence/reap-orphans.js);
+//  - nothing runs at all: there is nothing to update.
+async function noDaemonAnswers (paths, version) {
+  await refuseUnresponsive(paths, { any: true })
+  const { findTagged } = require('../../tag-scan')
+  const orphans = await findTagged({ home: paths.home })
+  if (!orphans.length) {
+    process.stdout.write(`[xpm] no daemon running and no app process left: nothing to update; the next command starts version ${version}\n`)
+    return
+  }
+  process.stdout.write(`[xpm] no daemon running, but ${orphans.length} process(es) of its apps still run (the daemon crashed); starting version ${version}, which ends them and restores the apps it kept in ${paths.stateFile}\n`)
+  const { connect } = require('../../client')
+  const client = await connect({ timeout: 15000 })
+  try {
+    const left = (await findTagged({ home: paths.home })).filter((p) => orphans.some((o) => o.pid === p.pid && o.startTime === p.startTime))
+    process.stdout.write(`[xpm] daemon ${client.hello.version} (pid ${client.hello.pid}) started${client.hello.restored ? `, restoring ${client.hello.restored.apps} app(s)` : ''}` +
+      `${left.length ? `; ${left.length} old process(es) still ending` : ''}; see \`xpm list\`\n`)
+  } finally {
+    client.close()
+  }
+}
+
+// A daemon that holds the lock but does not even answer its lock within 2 s (stopped, its loop
+// blocked) is told at once, not after the socket's retries. any: a holder in any state counts.
+async function refuseUnresponsive (paths, { any = false, timeout = 2000 } = {}) {
+  const lock = require('../../daemon-lock')
+  const holder = await lock.probeLock(paths.home, { timeout })
+  if (!holder) return
+  holder.close()
+  if (!any && holder.state !== 'unknown') return
+  const pid = holder.pid || (await lock.lockPids(paths.home))[0]
+  throw new XpmError('XPM_ERR_DAEMON_UNREACHABLE', `The xpm daemon${pid ? ` (pid ${pid})` : ''} holds ${paths.home} but does not answer; nothing was updated. ` +
+    '`xpm kill` ends it and its apps (the next command then starts the installed version)')
 }
 
 function countOnline (list) {
