@@ -12,6 +12,7 @@ const { createJournalStore, MAX_ENTRIES } = require('./store')
 //   'restart'         a counted restart and its reason (crash, the user's command, reload, watch,
 //                     memory, cron, liveness, watchdog, heap)
 //   'replace-failed'  a reload's replacement was rolled back, and why
+//   'dependency-failed' the instance was not started: a depends_on dependency failed, and why
 // An entry: { at, app, id, instance, event, pid, cause: { kind, detail, by? }, ... }.
 const LINES = 20
 const LINE_CHARS = 300
@@ -75,6 +76,10 @@ function createJournal ({ supervisor, logSink = null, dir, store = null, logger 
     record({ ...base(f, 'reload-failed'), pid: f.pid, oldPid: f.oldPid, cause: classify(f.cause), reason })
   }
 
+  function onDependencyFailed (d) {
+    record({ ...base(d, 'dependency-failed'), pid: null, dependency: d.dependency, reason: d.reason })
+  }
+
   // `xpm delete` of a whole app forgets its journal (a new app of that name starts afresh).
   function onRemoved (inst) {
     last.delete(inst.id)
@@ -91,6 +96,7 @@ function createJournal ({ supervisor, logSink = null, dir, store = null, logger 
   supervisor.on('restart', onRestart)
   supervisor.on('replace-failed', onReplaceFailed)
   supervisor.on('removed', onRemoved)
+  supervisor.on('dependency-failed', onDependencyFailed)
 
   // The journal of these instances (an app's, or one process's), newest first.
   async function entries ({ app, ids = null, limit = MAX_ENTRIES }) {
@@ -133,6 +139,7 @@ function createJournal ({ supervisor, logSink = null, dir, store = null, logger 
       supervisor.off('restart', onRestart)
       supervisor.off('replace-failed', onReplaceFailed)
       supervisor.off('removed', onRemoved)
+      supervisor.off('dependency-failed', onDependencyFailed)
     }
   }
 }

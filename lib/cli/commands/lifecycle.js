@@ -168,7 +168,10 @@ async function restartOrReload (method, ctx, { filesOnly = null } = {}) {
     await showList(client)
   }
   if (reloadFailure) throw reloadFailure
-  if (failures.length) throw startFailed(failures)
+  if (failures.length) {
+    await require('./start').sayRetrying(client, failures)
+    throw startFailed(failures)
+  }
 }
 
 // `restart <app> --name <new>` (and reload, which cannot keep processes under the old name).
