@@ -33,6 +33,7 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
   let previous = null
   let plan = null // { source, file, registered, skipped }
   let notice = null
+  const handover = { prepared: false, byUpdate: false } // update.json written by this daemon; the update's own kill
   let busy = Promise.resolve()
   // one save or restore at a time: two `xpm save` must not share dump.json.tmp
   const serial = (fn) => {
@@ -148,6 +149,7 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
     prepareUpdate: () => serial(async () => {
       const apps = appsSnapshot(supervisor, pending)
       await writeFileAtomic(updateFile, serializeState({ apps, cleanShutdown: true, daemon, now }))
+      handover.prepared = true
       return { file: updateFile, ...summarizeApps(apps) }
     }),
 
@@ -162,7 +164,16 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
     run,
     methods,
     hello: () => (notice ? { restored: notice } : {}),
-    beforeShutdown: () => keeper?.freeze(),
+    // `kill` with handover: true is `xpm update`'s own; any other shutdown makes the
+    // update.json this daemon prepared stale (handover.js), and it is removed.
+    noteKill: (params) => { handover.byUpdate = params?.handover === true },
+    beforeShutdown: async () => {
+      if (handover.prepared && !handover.byUpdate) {
+        logger?.warn({ event: 'handover', file: updateFile }, `removing ${updateFile}: this shutdown is not the hand-over of \`xpm update\``)
+        await fs.promises.rm(updateFile, { force: true }).catch(() => {})
+      }
+      return keeper?.freeze()
+    },
     afterShutdown: () => keeper?.close()
   }
 }

@@ -106,7 +106,7 @@ async function writeHandover (paths, apps) {
 async function stopDaemon (client, pid, paths) {
   if (client) {
     const closed = new Promise((resolve) => client.once('close', resolve))
-    await client.request('kill', {}, { timeout: 10000 })
+    await client.request('kill', { handover: true }, { timeout: 10000 }) // any other kill makes update.json stale
     await closed
   } else if (pid) {
     try { process.kill(pid, 'SIGTERM') } catch {}
