@@ -38,7 +38,7 @@ class Supervisor extends EventEmitter {
       newInstance: (app, index, id) => this.newInstance(app, index, id),
       emit: (event, data) => this.emit(event, data),
       forget: (app) => this.forget(app),
-      lastErrorLines: (inst) => this.lastErrorLines(inst)
+      lastErrorLines: (inst, opts) => this.lastErrorLines(inst, opts)
     }
     this.on('removed', (inst) => {
       this.metrics?.untrack(inst.id)
@@ -178,8 +178,8 @@ class Supervisor extends EventEmitter {
     this.emit('change')
   }
 
-  lastErrorLines (inst) {
-    return lastErrorLines(this.logSink, inst)
+  lastErrorLines (inst, opts) {
+    return lastErrorLines(this.logSink, inst, 5, opts)
   }
 
   // ---- commands -----------------------------------------------------------------------------
@@ -288,8 +288,10 @@ class Supervisor extends EventEmitter {
     const failed = results.filter((r) => r.failed)
     if (failed.length) {
       const f = failed[0].failed
+      // the label once; whether anything still serves depends on the mode (daemon/reload.js)
+      const now = f.serving ? 'the old worker keeps serving' : `${f.label} is ${f.status}${f.status === 'waiting restart' ? ' (xpm keeps restarting it)' : ''}, not serving`
       throw new XpmError('XPM_ERR_RELOAD_FAILED',
-        `Reload of ${failed.map((r) => r.name).join(', ')} stopped: ${f.label} ${f.reason}; the old worker keeps serving`,
+        `Reload of ${failed.map((r) => r.name).join(', ')} stopped: ${f.replacement ? 'the replacement of ' : ''}${f.label}${f.pid ? ` (pid ${f.pid})` : ''} ${f.reason}; ${now}`,
         { details: results })
     }
     return results
