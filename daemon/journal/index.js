@@ -2,6 +2,7 @@
 
 const { classify, exitCause } = require('./causes')
 const { createJournalStore, MAX_ENTRIES } = require('./store')
+const { whatHappened } = require('./what-happened')
 
 // The restart journal (`xpm why`): every exit and every restart of every process, with its cause,
 // written under XPM_HOME/journal (store.js). It only listens to the supervisor's events and
@@ -60,7 +61,7 @@ function createJournal ({ supervisor, logSink = null, dir, store = null, logger 
     if (!logSink) return []
     await Promise.all([handle?.stdout, handle?.stderr].map((stream) => waitClosed(stream, PIPE_WAIT_MS)))
     const lines = await logSink.tail({ ids: new Set([id]), streams: new Set(['out', 'err']) }, LINES * 4).catch(() => [])
-    return lines.filter((l) => l.pid === pid).slice(-LINES).map((l) => ({
+    return whatHappened(lines.filter((l) => l.pid === pid), LINES).map((l) => ({
       stream: l.stream,
       line: l.line.length > LINE_CHARS ? l.line.slice(0, LINE_CHARS - 1) + '…' : l.line
     }))
