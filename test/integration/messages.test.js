@@ -7,7 +7,8 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { createHome, freePort, fixture } = require('../helpers/xpm')
+const { spawn } = require('node:child_process')
+const { createHome, freePort, fixture, waitFor, BIN } = require('../helpers/xpm')
 
 function appCopy (h, name, as) {
   const file = path.join(h.home, as)
@@ -37,3 +38,20 @@ for (const mode of ['fork', 'cluster']) {
     await h.run(['delete', 'api'])
   })
 }
+
+test('Ctrl-C on `xpm logs` ends it quietly, exit 0: the user closed the stream, not the daemon', async (t) => {
+  const h = createHome(t)
+  assert.equal((await h.run(['start', fixture('tick-lines.js'), '--name', 'ticker'])).code, 0)
+  const child = spawn(process.execPath, [BIN, 'logs', 'ticker', '--lines', '1'], { env: h.env, stdio: ['ignore', 'pipe', 'pipe'] })
+  t.after(() => { try { child.kill('SIGKILL') } catch {} })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (d) => { stdout += d })
+  child.stderr.on('data', (d) => { stderr += d })
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  await waitFor(() => stdout.split('\n').filter(Boolean).length >= 2, { message: `lines streamed\n${stdout}${stderr}` })
+  child.kill('SIGINT')
+  const { code } = await exited
+  assert.equal(code, 0, stderr)
+  assert.doesNotMatch(stderr, /closed the log stream/)
+})
