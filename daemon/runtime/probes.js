@@ -2,6 +2,7 @@
 
 const { describeNotReady } = require('../not-ready')
 const { dependencyState } = require('../dependencies')
+const { isUp } = require('../model/predicates')
 
 // The orchestrator's probes, served on the metrics endpoint's port (daemon/prometheus):
 //   /livez   the runtime's event loop answers (it does while the apps drain after SIGTERM: a
@@ -42,7 +43,9 @@ function notReady (supervisor) {
   const out = []
   for (const app of supervisor.apps.values()) {
     const deps = dependencyState(app)
-    if (deps) {
+    // a failed record outlives nothing: once some instance runs (started since by a restart),
+    // the instances speak for themselves
+    if (deps && !(deps.failed && app.instances.some(isUp))) {
       out.push(`${app.name}: ${deps.failed ? `not started: ${deps.reason}` : `waiting for its dependency ${deps.dependency}`}`)
       continue
     }
