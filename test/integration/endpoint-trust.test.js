@@ -107,6 +107,13 @@ test('a mistyped XPM_METRICS is refused before a daemon starts (exit 2), and `xp
   assert.equal(unit.code, 2, unit.stdout)
   assert.match(unit.stderr, /XPM_METRICS="9209x"/)
   assert.doesNotMatch(unit.stdout, /XPM_METRICS/)
+  // nor will `xpm update` stop the running daemon's apps for a daemon that would refuse it
+  assert.equal((await h.run(['start', fixture('idle.js'), '--name', 'worker'])).code, 0)
+  const pid = h.daemonPid()
+  const update = await h.run(['update'], { env })
+  assert.equal(update.code, 2, update.stdout)
+  assert.equal(h.daemonPid(), pid)
+  assert.deepEqual((await h.jlist()).map((p) => p.status), ['online'])
   // a good one goes into the unit
   const good = await h.run(['startup'], { env: { XPM_METRICS: '0.0.0.0:9300' } })
   assert.match(good.stdout, /^Environment=XPM_METRICS=0\.0\.0\.0:9300$/m)

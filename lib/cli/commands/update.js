@@ -14,6 +14,8 @@ const { isAlive } = require('../../pid')
 // window and prints it.
 async function update (ctx) {
   const { version } = require('../../../package.json')
+  // the new daemon would be refused a mistyped XPM_METRICS after the old one stopped the apps
+  require('../../metrics-address').parseMetricsAddress(process.env.XPM_METRICS, { from: 'XPM_METRICS' })
   const paths = homePaths()
   let old = null
   try {
