@@ -13,13 +13,29 @@ const { createHome, waitFor, freePort, httpGet, fixture } = require('../helpers/
 
 const HELD = 300 // idle connections held at once (bounded: the test opens exactly these)
 
-test('the metrics port answers /livez, /readyz and /metrics while 300 idle connections are held, and drops the idle ones itself', async (t) => {
+test('the metrics port: overlapping scrapes are each complete; /livez, /readyz and /metrics answer while 300 idle connections are held, and the idle ones are dropped', async (t) => {
   const h = createHome(t)
   const port = await freePort()
   const env = { XPM_METRICS: `127.0.0.1:${port}` }
   const res = await h.run(['start', fixture('idle.js'), '--name', 'worker'], { env })
   assert.equal(res.code, 0, res.stderr)
   await waitFor(async () => (await httpGet(port, '/livez').catch(() => ({}))).status === 200, { message: 'the endpoint' })
+
+  // overlapping scrapes, each complete (they used to share one snapshot: whole families empty)
+  // (the second and third start 0 to 4 ms after the first: one render takes a few turns of the loop)
+  for (let round = 0; round < 20; round++) {
+    const scrapes = [httpGet(port, '/metrics')]
+    for (let n = 0; n < 2; n++) {
+      await new Promise((resolve) => setTimeout(resolve, round % 5)) // staggering the requests, not waiting for a condition
+      scrapes.push(httpGet(port, '/metrics'))
+    }
+    for (const r of await Promise.all(scrapes)) {
+      assert.equal(r.status, 200)
+      for (const name of ['xpm_process_up', 'xpm_process_ready', 'xpm_process_restarts_total', 'xpm_process_start_time_seconds']) {
+        assert.match(r.body, new RegExp(`^${name}\\{app="worker",id="0",instance="0"\\} `, 'm'), `round ${round}: ${name}`)
+      }
+    }
+  }
 
   const held = []
   t.after(() => { for (const s of held) s.destroy() })
