@@ -2,8 +2,10 @@
 
 const { XpmError } = require('../lib/errors')
 const { STATUS } = require('./process-state')
-const { isReady } = require('./readiness')
+const { isReady, isWantedUp } = require('./model/predicates')
 const { findCycle } = require('../lib/config/dependencies')
+const { SPEC_DEFAULTS } = require('../lib/config/spec-defaults')
+const { describeNotReady } = require('./not-ready')
 
 // depends_on in the daemon: an app starts only once the apps it depends on are ready, or, for a
 // one-shot job (autorestart: false), have exited 0; stops go the other way, dependents first.
@@ -28,31 +30,90 @@ function verdict (app) {
     return `the job ${failed.status === STATUS.ERRORED ? 'errored' : `exited with ${e?.signal ? `signal ${e.signal}` : `code ${e?.code ?? '?'}`}`}`
   }
   if (instances.every(isReady)) return 'ready'
-  const down = instances.find((i) => i.status === STATUS.ERRORED || i.status === STATUS.STOPPED)
+  // stopped and not wanted up (the user stopped it): it will not be ready; stopped but wanted (a
+  // restart passing through, a restore about to start it): not yet
+  const down = instances.find((i) => i.status === STATUS.ERRORED || (i.status === STATUS.STOPPED && !isWantedUp(i)))
   if (down) return `it is ${down.status}`
   return null // launching, waiting restart, stopping on its way back (a restart): not yet
+}
+
+// Where a dependent app stands while its start waits for its dependencies, and after they failed
+// it: app → { dependency, failed: false } | { dependency, failed: true, reason, at }. An app that
+// was never started because a dependency failed shows `stopped` like an app the user stopped;
+// this is what tells them apart (/readyz, daemon/runtime/probes.js). Forgotten when the app is
+// started again, stopped or deleted by the user; the App object itself going away drops it too.
+const states = new WeakMap()
+
+function dependencyState (app) {
+  return states.get(app) ?? null
 }
 
 // Resolves once every dependency of `spec` is ready; rejects with XPM_ERR_DEPENDENCY_FAILED when
 // one will not be, or with the signal's reason when the dependent's start is cancelled.
 // starts: name → the promise of that app's start in the same request (awaited first: a dependency
-// started alongside is judged once its own start has done what it could).
+// started alongside is judged once its own start has done what it could). A dependency that is
+// not ready within its own listen_timeout after that (a crash loop: `waiting restart`, again and
+// again) fails the dependent's start: the command says why and exits non-zero, instead of
+// waiting for it to give up minutes later. The failure is said where a user looks: the start's
+// reply, the journal (`xpm why`, `xpm show`: a 'dependency-failed' event per instance of the
+// dependent) and daemon.log.
 async function waitForDependencies (supervisor, spec, starts, signal) {
   const names = spec.dependsOn || []
-  await Promise.all(names.map(async (name) => {
-    if (name === spec.name) return
-    const started = starts?.get(name)
-    if (started) await abortable(started, signal)
-    if (!supervisor.apps.has(name)) {
-      throw failed(spec.name, name, `xpm does not manage an app named "${name}"; start it first or with ${spec.name}`)
+  const app = supervisor.apps.get(spec.name)
+  forgetOnStop(supervisor)
+  try {
+    await Promise.all(names.map(async (name) => {
+      if (name === spec.name) return
+      if (app) states.set(app, { dependency: name, failed: false })
+      const started = starts?.get(name)
+      if (started) await abortable(started, signal)
+      if (!supervisor.apps.has(name)) {
+        throw failed(spec.name, name, `xpm does not manage an app named "${name}"; start it first or with ${spec.name}`)
+      }
+      await untilSettled(supervisor, name, signal, spec.name)
+    }))
+    if (app) states.delete(app)
+  } catch (err) {
+    if (app) states.delete(app)
+    if (err.code !== 'XPM_ERR_DEPENDENCY_FAILED' || !app || signal?.aborted) throw err
+    const { dependency, reason } = err.details
+    states.set(app, { dependency, failed: true, reason: err.message.replace(/^\S+ was not started: /, ''), at: Date.now() })
+    supervisor.logger?.warn({ event: 'dependency-failed', app: app.name, dependency, reason }, err.message)
+    for (const inst of app.instances) {
+      supervisor.emit('dependency-failed', { name: app.name, id: inst.id, instance: inst.index, dependency, reason })
     }
-    await untilSettled(supervisor, name, signal, spec.name)
-  }))
+    supervisor.emit('change')
+    throw err
+  }
+}
+
+// A user's stop or delete of an app (the 'command' event of model/app.js) clears its record.
+const forgetting = new WeakSet()
+function forgetOnStop (supervisor) {
+  if (forgetting.has(supervisor)) return
+  forgetting.add(supervisor)
+  supervisor.on('command', ({ type, instances }) => {
+    if (type !== 'stop') return
+    for (const inst of instances) if (inst.app && states.get(inst.app)?.failed) states.delete(inst.app)
+  })
 }
 
 function untilSettled (supervisor, name, signal, dependent) {
   return new Promise((resolve, reject) => {
     let idling = false
+    const patience = supervisor.apps.get(name)?.spec.listenTimeout ?? SPEC_DEFAULTS.listenTimeout
+    // a job may run for as long as it takes; an app that is not ready this long after its own
+    // start has done what it could is crash-looping or hanging
+    const giveUp = () => {
+      const app = supervisor.apps.get(name)
+      if (settled) return
+      if (verdict(app) !== null) return check()
+      settled = true
+      cleanup()
+      const why = app.instances.map(describeNotReady).filter(Boolean)
+      reject(failed(dependent, name, `it was not ready ${Math.round(patience / 1000)} s after its start${why.length ? ` (${why.slice(0, 3).join('; ')})` : ''}`))
+    }
+    const timer = isJob(supervisor.apps.get(name)?.spec ?? {}) ? null : setTimeout(giveUp, patience)
     const check = () => {
       const app = supervisor.apps.get(name)
       const v = verdict(app)
@@ -74,6 +135,7 @@ function untilSettled (supervisor, name, signal, dependent) {
     let settled = false
     const onAbort = () => { settled = true; cleanup(); reject(signal.reason) }
     const cleanup = () => {
+      clearTimeout(timer)
       unwatch(supervisor, check)
       signal?.removeEventListener('abort', onAbort)
     }
@@ -178,4 +240,4 @@ function chainDepth (specs) {
   return Math.max(1, ...specs.map(of))
 }
 
-module.exports = { waitForDependencies, inReverseDependencyOrder, chainDepth, verdict, refuseCycles }
+module.exports = { waitForDependencies, inReverseDependencyOrder, chainDepth, verdict, refuseCycles, dependencyState }

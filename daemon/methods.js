@@ -231,6 +231,7 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
     // Replies at once; no command is taken from then on (see Supervisor.close).
     kill: (params, conn) => inTurn(conn, null, () => {
       phase?.shutDown()
+      persistence?.noteKill?.(params) // `xpm update`'s kill says handover: true
       supervisor.beginClose()
       setImmediate(shutdown)
       return { stopping: supervisor.allInstances().length }

@@ -7,7 +7,8 @@ const { isWantedUp } = require('./model/predicates')
 // model/app.js), so a CLI that goes away changes nothing and nothing else interleaves with it.
 // For each instance in turn: a launcher whose processes can overlap (cluster) gets a spare that
 // takes the slot only once it is ready, then the old process drains and stops; other launchers
-// (fork mode) restart the instance. A failure stops the job and the old process keeps serving.
+// (fork mode) restart the instance. A failure stops the job: a cluster spare's old process keeps
+// serving; a fork-mode instance whose restart failed is down (waiting restart or errored).
 // Instances replaced earlier in the same job keep their new processes: they passed the same
 // readiness check, and rolling them back would mean a second round of replacements under load
 // (see docs/reload.md). Instances the user stopped are never touched. A stop or delete of the
@@ -50,15 +51,36 @@ async function reloadInstances (app, selected, { spec = null, reason = 'reload',
         step({ type: 'skip', id: inst.id, instance: inst.index, reason: err.message })
         continue
       }
-      result.failed = { id: inst.id, label: inst.label, reason: err.message.replace(/^replacement \S+ \(pid \d+\) /, '') }
-      step({ type: 'failed', id: inst.id, instance: inst.index, reason: err.message })
+      result.failed = await failure(app, inst, err, { replaced: overlap && inst.status === STATUS.ONLINE })
+      const f = result.failed
+      step({ type: 'failed', id: inst.id, instance: inst.index, reason: `${f.replacement ? 'replacement ' : ''}${f.pid ? `pid ${f.pid} ` : ''}${f.reason}` })
       break
     }
   }
   // A new spec may ask for more instances than before: start those (and only those) now.
   if (!result.failed && fresh.length && app.running) await app.launchAll(fresh, signal)
-  step({ type: 'end', ok: !result.failed, replaced: result.replaced.length, restarted: result.restarted.length, skipped: result.skipped.length })
+  step({ type: 'end', ok: !result.failed, serving: result.failed ? result.failed.serving : true, replaced: result.replaced.length, restarted: result.restarted.length, skipped: result.skipped.length })
   return result
+}
+
+// What the failure of one instance's replacement says: which process (the label once, its pid),
+// what happened to it, whether the old process keeps serving (a cluster spare that failed: yes;
+// a fork-mode restart: the instance is down, waiting restart or errored), and the last lines the
+// failed process wrote on stderr, as a failed start shows them.
+async function failure (app, inst, err, { replaced }) {
+  const m = /^(replacement )?\S+\[\d+\] \(pid (\d+)\) (.*)$/s.exec(err.message)
+  const pid = m ? Number(m[2]) : null
+  const stderr = pid ? await app.hub.lastErrorLines(inst, { pid }).catch(() => []) : []
+  return {
+    id: inst.id,
+    label: inst.label,
+    pid,
+    replacement: Boolean(m?.[1]),
+    reason: m ? m[3] : err.message,
+    serving: replaced && inst.status === STATUS.ONLINE,
+    status: inst.status,
+    stderr
+  }
 }
 
 module.exports = { reloadInstances }

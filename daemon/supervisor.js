@@ -39,7 +39,7 @@ class Supervisor extends EventEmitter {
       prober, // runs readiness probes for the instances' start-up gate (daemon/health)
       closing: () => this.closing,
       forget: (app) => this.forget(app),
-      lastErrorLines: (inst) => this.lastErrorLines(inst)
+      lastErrorLines: (inst, opts) => this.lastErrorLines(inst, opts)
     }
     this.wireEvents()
   }
@@ -142,8 +142,8 @@ class Supervisor extends EventEmitter {
     this.emit('change')
   }
 
-  lastErrorLines (inst) {
-    return lastErrorLines(this.logSink, inst)
+  lastErrorLines (inst, opts) {
+    return lastErrorLines(this.logSink, inst, 5, opts)
   }
 
   // ---- commands -----------------------------------------------------------------------------
@@ -266,8 +266,10 @@ class Supervisor extends EventEmitter {
     const failed = results.filter((r) => r.failed)
     if (failed.length) {
       const f = failed[0].failed
+      // the label once; whether anything still serves depends on the mode (daemon/reload.js)
+      const now = f.serving ? 'the old worker keeps serving' : `${f.label} is ${f.status}${f.status === 'waiting restart' ? ' (xpm keeps restarting it)' : ''}, not serving`
       throw new XpmError('XPM_ERR_RELOAD_FAILED',
-        `Reload of ${failed.map((r) => r.name).join(', ')} stopped: ${f.label} ${f.reason}; the old worker keeps serving`,
+        `Reload of ${failed.map((r) => r.name).join(', ')} stopped: ${f.replacement ? 'the replacement of ' : ''}${f.label}${f.pid ? ` (pid ${f.pid})` : ''} ${f.reason}; ${now}`,
         { details: results })
     }
     return results

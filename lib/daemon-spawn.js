@@ -12,7 +12,10 @@ const DAEMON_ENTRY = path.join(__dirname, '..', 'daemon', 'index.js')
 // Starts a detached daemon (its own session, stdio to a file) and waits until its socket
 // answers. Two CLIs may both get here at once: the daemons race for the lock and the loser
 // exits, so both CLIs end up talking to the same one.
+// A mistyped XPM_METRICS (the daemon's Prometheus address, read once at its start) is refused
+// here, exit 2, before any daemon exists: the daemon itself would only log it and serve nothing.
 async function startDaemon (paths, { timeout = 10000 } = {}) {
+  require('./metrics-address').parseMetricsAddress(process.env.XPM_METRICS, { from: 'XPM_METRICS' })
   const { ensureSafeHome, openAppendNoFollowSync } = require('./safe-fs')
   ensureSafeHome(paths.home, { create: true })
   const out = openAppendNoFollowSync(paths.daemonStdio)

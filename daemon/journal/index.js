@@ -2,6 +2,7 @@
 
 const { classify, exitCause } = require('./causes')
 const { createJournalStore, MAX_ENTRIES } = require('./store')
+const { whatHappened } = require('./what-happened')
 
 // The restart journal (`xpm why`): every exit and every restart of every process, with its cause,
 // written under XPM_HOME/journal (store.js). It only listens to the supervisor's events and
@@ -12,6 +13,7 @@ const { createJournalStore, MAX_ENTRIES } = require('./store')
 //   'restart'         a counted restart and its reason (crash, the user's command, reload, watch,
 //                     memory, cron, liveness, watchdog, heap)
 //   'replace-failed'  a reload's replacement was rolled back, and why
+//   'dependency-failed' the instance was not started: a depends_on dependency failed, and why
 // An entry: { at, app, id, instance, event, pid, cause: { kind, detail, by? }, ... }.
 const LINES = 20
 const LINE_CHARS = 300
@@ -59,7 +61,7 @@ function createJournal ({ supervisor, logSink = null, dir, store = null, logger 
     if (!logSink) return []
     await Promise.all([handle?.stdout, handle?.stderr].map((stream) => waitClosed(stream, PIPE_WAIT_MS)))
     const lines = await logSink.tail({ ids: new Set([id]), streams: new Set(['out', 'err']) }, LINES * 4).catch(() => [])
-    return lines.filter((l) => l.pid === pid).slice(-LINES).map((l) => ({
+    return whatHappened(lines.filter((l) => l.pid === pid), LINES).map((l) => ({
       stream: l.stream,
       line: l.line.length > LINE_CHARS ? l.line.slice(0, LINE_CHARS - 1) + '…' : l.line
     }))
@@ -73,6 +75,10 @@ function createJournal ({ supervisor, logSink = null, dir, store = null, logger 
   function onReplaceFailed (f) {
     const reason = String(f.reason).replace(/^replacement \S+ \(pid \d+\) /, '') // 'was not ready after …'
     record({ ...base(f, 'reload-failed'), pid: f.pid, oldPid: f.oldPid, cause: classify(f.cause), reason })
+  }
+
+  function onDependencyFailed (d) {
+    record({ ...base(d, 'dependency-failed'), pid: null, dependency: d.dependency, reason: d.reason })
   }
 
   // `xpm delete` of a whole app forgets its journal (a new app of that name starts afresh).
@@ -91,6 +97,7 @@ function createJournal ({ supervisor, logSink = null, dir, store = null, logger 
   supervisor.on('restart', onRestart)
   supervisor.on('replace-failed', onReplaceFailed)
   supervisor.on('removed', onRemoved)
+  supervisor.on('dependency-failed', onDependencyFailed)
 
   // The journal of these instances (an app's, or one process's), newest first.
   async function entries ({ app, ids = null, limit = MAX_ENTRIES }) {
@@ -133,6 +140,7 @@ function createJournal ({ supervisor, logSink = null, dir, store = null, logger 
       supervisor.off('restart', onRestart)
       supervisor.off('replace-failed', onReplaceFailed)
       supervisor.off('removed', onRemoved)
+      supervisor.off('dependency-failed', onDependencyFailed)
     }
   }
 }

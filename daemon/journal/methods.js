@@ -10,8 +10,10 @@ function createJournalMethods ({ supervisor, journal, target }) {
   async function why (params) {
     const name = target(params)
     const limit = params.limit === undefined ? MAX_ENTRIES : params.limit
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 10 * MAX_ENTRIES) {
-      throw new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected \`limit\` to be a whole number from 1 to ${10 * MAX_ENTRIES}, got ${show(limit)}`)
+    // the journal keeps the newest MAX_ENTRIES events of each app: a larger limit could only
+    // promise what is not there
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_ENTRIES) {
+      throw new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected \`limit\` to be a whole number from 1 to ${MAX_ENTRIES} (the journal keeps the newest ${MAX_ENTRIES} events of each app), got ${show(limit)}`)
     }
     const selected = supervisor.resolve(name)
     const byApp = new Map()

@@ -59,7 +59,8 @@ class Instance {
     // commands only (setIntent), never derived from a status. Work that brings the slot up runs
     // under intentSignal, aborted the moment the slot stops being wanted.
     this.wanted = false
-    this.finished = false // the slot's job exited 0 and stays down (saved: a restore does not run it again)
+    this.endedItself = false // the slot's process ended and its restart policy keeps it down (a one-shot job)
+    this.finished = false // … with exit 0 (saved: a restore does not run the job again)
     this.removing = false
     this.intentController = new AbortController()
   }
@@ -74,6 +75,7 @@ class Instance {
     this.wanted = wanted
     if (wanted) {
       this.finished = false
+      this.endedItself = false
       this.intentController = new AbortController()
     } else if (by !== 'finished') { // a process that finished has nothing left to cancel
       clearTimeout(this.restartTimer)
@@ -102,6 +104,7 @@ class Instance {
   // A restore of a job that had finished under an earlier daemon (its dependents judge it by this).
   restoreFinished () {
     this.finished = true
+    this.endedItself = true
     this.lastExit = { code: 0, signal: null, at: null, uptime: 0, reason: 'finished before the daemon restarted' }
   }
 
@@ -257,6 +260,7 @@ class Instance {
       // stop_exit_code): the app itself finished, so the intent follows (a recovery must not run
       // a finished job again)
       this.setIntent({ wanted: false, by: 'finished' })
+      this.endedItself = true
       this.finished = exit.code === 0 && !exit.signal
       this.setStatus(STATUS.STOPPED, { exit, reason: decision.reason })
       return { role, next: 'stopped', reason: this.lastExit.reason }

@@ -32,6 +32,7 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
   let previous = null
   let plan = null // { source, file, registered, skipped }
   let notice = null
+  const handover = { prepared: false, byUpdate: false } // update.json written by this daemon; the update's own kill
   let busy = Promise.resolve()
   // one save or restore at a time: two `xpm save` must not share dump.json.tmp
   const serial = (fn) => {
@@ -157,6 +158,7 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
     prepareUpdate: () => serial(async () => {
       const apps = appsSnapshot(supervisor)
       await writeFileAtomic(updateFile, serializeState({ apps, cleanShutdown: true, daemon, now }))
+      handover.prepared = true
       return { file: updateFile, ...summarizeApps(apps) }
     }),
 
@@ -172,7 +174,16 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
     methods,
     hello: () => (notice ? { restored: notice } : {}),
     flush: () => keeper?.flush(),
-    beforeShutdown: () => keeper?.freeze(),
+    // `kill` with handover: true is `xpm update`'s own; any other shutdown makes the
+    // update.json this daemon prepared stale (handover.js), and it is removed.
+    noteKill: (params) => { handover.byUpdate = params?.handover === true },
+    beforeShutdown: async () => {
+      if (handover.prepared && !handover.byUpdate) {
+        logger?.warn({ event: 'handover', file: updateFile }, `removing ${updateFile}: this shutdown is not the hand-over of \`xpm update\``)
+        await fs.promises.rm(updateFile, { force: true }).catch(() => {})
+      }
+      return keeper?.freeze()
+    },
     afterShutdown: () => keeper?.close()
   }
 }

@@ -15,19 +15,30 @@ const { parseMetricsAddress, formatAddress } = require('./address')
 // scraper polls, nobody is watching) and renders the latest in-memory samples.
 const PATHS = 'GET /metrics, /livez or /readyz'
 
-async function openEndpoint ({ host, port }) {
+// Bounds on the endpoint's connections: an orchestrator's probe must be answered however many
+// idle or slow clients hold connections (64 idle ones used to make every probe wait for Node's
+// 30 s sweep). A connection is closed when it has not sent its headers within HEADERS_MS or its
+// whole request within REQUEST_MS (checked every CHECK_MS), or when nothing moves on it either
+// way for IDLE_MS (a connection that never sends a byte, a keep-alive one between requests).
+// IDLE_MS stays below HEADERS_MS: measured on Node 20, a socket idle timeout longer than
+// headersTimeout never fires on a connection that has not sent a byte. Past MAX_CONNECTIONS open
+// at once a new connection is never refused: the oldest idle one (no request being answered) is
+// closed to make room. docs/metrics.md.
+const LIMITS = Object.freeze({ HEADERS_MS: 5000, REQUEST_MS: 10000, KEEP_ALIVE_MS: 4000, IDLE_MS: 4000, CHECK_MS: 1000, MAX_CONNECTIONS: 256 })
+
+async function openEndpoint ({ host, port }, limits = LIMITS) {
   const ctx = { exposition: null, probes: null, metrics: null }
-  const server = http.createServer((req, res) => {
+  const server = http.createServer({ connectionsCheckingInterval: limits.CHECK_MS }, (req, res) => {
     handle(req, res, ctx).catch((err) => {
       if (!res.headersSent) reply(res, 500, `xpm: ${err.message}\n`)
       else res.destroy()
     })
   })
-  // bounded: a slow or idle client cannot hold a connection for long, nor many of them
-  server.headersTimeout = 5000
-  server.requestTimeout = 10000
-  server.keepAliveTimeout = 5000
-  server.maxConnections = 64
+  server.headersTimeout = limits.HEADERS_MS
+  server.requestTimeout = limits.REQUEST_MS
+  server.keepAliveTimeout = limits.KEEP_ALIVE_MS
+  server.timeout = limits.IDLE_MS
+  evictIdle(server, limits.MAX_CONNECTIONS)
   await new Promise((resolve, reject) => {
     server.once('error', (err) => reject(new XpmError('XPM_ERR_METRICS_LISTEN',
       `the metrics endpoint cannot listen on ${formatAddress({ host, port })}: ${err.code || err.message}`, { cause: err, details: { host, port, code: err.code } })))
@@ -77,6 +88,30 @@ async function handle (req, res, ctx) {
   return reply(res, 404, `xpm: no ${path} here; ${PATHS}\n`)
 }
 
+// Open connections in the order they came (a Set keeps it), each with the number of requests it
+// is answering; over `max`, a new connection closes the oldest idle one (or, when every one is
+// busy, the oldest: its request is already late, the probe is not).
+function evictIdle (server, max) {
+  const open = new Map() // socket → requests in flight
+  server.on('connection', (socket) => {
+    open.set(socket, 0)
+    socket.once('close', () => open.delete(socket))
+    if (open.size <= max) return
+    let victim = null
+    for (const [s, busy] of open) {
+      if (s === socket) continue
+      if (!busy) { victim = s; break }
+      victim ??= s
+    }
+    victim?.destroy()
+  })
+  server.on('request', (req, res) => {
+    const socket = req.socket
+    if (open.has(socket)) open.set(socket, open.get(socket) + 1)
+    res.once('close', () => { if (open.has(socket)) open.set(socket, Math.max(0, open.get(socket) - 1)) })
+  })
+}
+
 function reply (res, status, body, type = 'text/plain; charset=utf-8') {
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' })
   res.end(res.req.method === 'HEAD' ? undefined : body)
@@ -98,4 +133,4 @@ async function openFromEnv (value, logger) {
   }
 }
 
-module.exports = { openEndpoint, openFromEnv, parseMetricsAddress }
+module.exports = { openEndpoint, openFromEnv, parseMetricsAddress, LIMITS }

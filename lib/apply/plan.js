@@ -16,15 +16,22 @@
 //   delete       with --prune, managed but not in the file (at all: --only does not widen it)
 //   keep         without --prune, managed but not in the file: left alone, and said so
 //
-// The environment: a spec's env is the CLI's environment at the time plus the file's env,
-// env_file and env_<name>. Only what the file sets is compared (a variable whose value differs
-// from the shell's, or one the app has that the file no longer gives), so running apply from
-// another shell or folder (PATH, PWD, TERM) changes nothing.
+// The environment as desired state (docs/ecosystem.md#the-environment-as-desired-state): a
+// spec's env is the CLI's environment at the time plus the variables the app's configuration
+// sets (env, port, env_file, env_<name>: their names are the spec's `envFromFile`). Only those
+// are compared, by value, whatever the shell has: `env: { DB_URL: process.env.DB_URL }` with a
+// new DB_URL is a change; a variable the file no longer sets is one too. The caller's other
+// variables are not part of it: applying from another shell or folder (PATH, PWD, OLDPWD, TERM)
+// changes nothing. A spec from an xpm before envFromFile: the file's variables are those whose
+// value differs from the shell's.
+//
+// autostart: false: an app the file registers without starting it. Managed and stopped is what
+// the file says: unchanged (a changed spec is registered again, still not started).
 
 const { OPTIONS } = require('../config/options')
 
 const RESTART_KEYS = new Set(['execMode'])
-const IGNORED_KEYS = new Set(['name', 'instancesFrom'])
+const IGNORED_KEYS = new Set(['name', 'instancesFrom', 'envFromFile', 'autostart'])
 const EMPTY_LIST_KEYS = new Set(['dependsOn']) // null, undefined and [] mean the same
 
 // desired: normalized specs of the file (the --only selection). fileNames: every app name of the
@@ -42,6 +49,12 @@ function planApply ({ desired, fileNames = desired.map((s) => s.name), running, 
     const paths = specChanges(current.spec, spec, cliEnv)
     const changes = paths.map(fileKey)
     const up = current.instances.some((i) => UP.has(i.status))
+    if (!up && spec.autostart === false) {
+      actions.push(changes.length
+        ? { name: spec.name, action: 'start', reason: 'autostart: false: the new spec is registered, not started', changes }
+        : { name: spec.name, action: 'unchanged', reason: 'autostart: false: registered, not started', changes })
+      continue
+    }
     if (!up) {
       const job = spec.autorestart === false
       const finished = current.instances.length > 0 && current.instances.every((i) => i.status === 'stopped' && i.lastExit?.code === 0 && !i.lastExit.signal)
@@ -92,7 +105,7 @@ function specChanges (from, to, cliEnv = {}) {
   for (const key of keys) {
     if (IGNORED_KEYS.has(key)) continue
     if (key === 'env') {
-      out.push(...envChanges(from.env || {}, to.env || {}, cliEnv).map((k) => `env.${k}`))
+      out.push(...envChanges(from.env || {}, to.env || {}, cliEnv, { fromFile: from.envFromFile, toFile: to.envFromFile }).map((k) => `env.${k}`))
       continue
     }
     const a = canonical(key, from[key])
@@ -106,18 +119,18 @@ function specChanges (from, to, cliEnv = {}) {
   return out.sort()
 }
 
-// Variables the file sets (their value differs from the shell's) that the app has not, or has
-// otherwise; and variables the app has that neither the file nor the shell gives any more.
-function envChanges (from, to, cliEnv) {
-  const out = []
-  for (const [k, v] of Object.entries(to)) {
-    if (cliEnv[k] === v) continue // the shell's own: not the file's business
-    if (from[k] !== v) out.push(k)
-  }
-  for (const k of Object.keys(from)) {
-    if (!Object.hasOwn(to, k)) out.push(k)
-  }
-  return out.sort()
+// The variables the file sets whose value the app has not, and those the app got from its file
+// that the file no longer sets (unless the shell gives the same value). fromFile/toFile: the
+// names each spec's configuration set (envFromFile); without them (a spec of an earlier xpm),
+// the file's variables are those whose value differs from the shell's, and none was removed.
+function envChanges (from, to, cliEnv, { fromFile = null, toFile = null } = {}) {
+  const out = new Set()
+  const own = Array.isArray(toFile) ? toFile : Object.keys(to).filter((k) => cliEnv[k] !== to[k])
+  for (const k of own) if (from[k] !== to[k]) out.add(k)
+  // which of the app's variables came from its file is known only from envFromFile
+  const had = Array.isArray(fromFile) ? fromFile : []
+  for (const k of had) if (!own.includes(k) && from[k] !== to[k]) out.add(k)
+  return [...out].sort()
 }
 
 function canonical (key, value) {

@@ -30,6 +30,7 @@ function sentence (e) {
     return `reload failed (${because(e.cause)}): the replacement ${e.reason}; the old process${e.oldPid ? ` (pid ${e.oldPid})` : ''} keeps serving`
   }
   if (e.event === 'exit') return exitSentence(e)
+  if (e.event === 'dependency-failed') return `not started: it depends on ${e.dependency}, and ${e.reason}`
   return e.event
 }
 

@@ -66,6 +66,7 @@ function buildSpec (values, envs, { baseDir, env, envName, scriptArgs, cpus, app
   const privilege = privilegeProblem(ids)
   if (privilege) throw new XpmError('XPM_ERR_CONFIG_INVALID', `\`uid\`/\`gid\`${where}: ${privilege}`, { details: { app, key: values.uid !== undefined ? 'uid' : 'gid' } })
 
+  const own = fileEnv(values, envs, envName, cwd, where)
   const spec = {
     name,
     namespace: val('namespace'),
@@ -76,7 +77,11 @@ function buildSpec (values, envs, { baseDir, env, envName, scriptArgs, cpus, app
     nodeArgs: [...run.nodeArgs, ...(values.interpreter === undefined ? run.shebangArgs ?? [] : []), ...val('node_args')],
     instances: values.instances === undefined ? 1 : instanceCount(values.instances, cpus ?? processCpus().count),
     execMode,
-    env: buildEnv(env, values, envs, envName, cwd, where),
+    env: buildEnv(env, values, own),
+    // the names of the variables the app's own configuration sets (env, port, env_file,
+    // env_<name>), as opposed to those inherited from the CLI's environment: what `xpm apply`
+    // compares (lib/apply/plan.js, docs/ecosystem.md#the-environment-as-desired-state)
+    envFromFile: Object.keys(own).sort(),
     logs: {
       outFile: noLogs ? DEV_NULL : abs(val('out_file')),
       errorFile: noLogs ? DEV_NULL : abs(val('error_file')),
@@ -167,12 +172,17 @@ function execModeFor (values, run, where) {
 
 // Later sources win: the CLI's environment (less what filter_env leaves out), env, port,
 // env_file, env_<name>.
-function buildEnv (baseEnv, values, envs, envName, cwd, where) {
+function buildEnv (baseEnv, values, own) {
   const filter = values.filter_env
   const inherited = filter === true
     ? {}
     : Array.isArray(filter) && filter.length ? Object.fromEntries(Object.entries(baseEnv).filter(([k]) => !filter.some((p) => k.startsWith(p)))) : baseEnv
-  const env = { ...inherited, ...values.env }
+  return { ...inherited, ...own }
+}
+
+// The variables the app's configuration sets itself: env, port, env_file, env_<name>.
+function fileEnv (values, envs, envName, cwd, where) {
+  const env = { ...values.env }
   if (values.port !== undefined) env.PORT = String(values.port)
   if (values.env_file) Object.assign(env, readEnvFile(path.resolve(cwd, values.env_file), where))
   if (envName && envs[envName]) Object.assign(env, envs[envName])

@@ -75,12 +75,41 @@ test('environment: the file\'s variables are compared, the shell\'s are not (ano
   const started = { ...SHELL, TERM: 'xterm', PWD: '/home/me', DB: 'a', GONE: 'x' }
   const shell = { ...SHELL, TERM: 'screen', PWD: '/srv' }
   // the file now sets DB=b and no longer sets GONE; TERM and PWD come from the shell
-  assert.deepEqual(envChanges(started, { ...shell, DB: 'b' }, shell), ['DB', 'GONE'])
-  assert.deepEqual(envChanges(started, { ...shell, DB: 'a', GONE: 'x' }, shell), [])
+  const file = (names) => ({ fromFile: ['DB', 'GONE'], toFile: names })
+  assert.deepEqual(envChanges(started, { ...shell, DB: 'b' }, shell, file(['DB'])), ['DB', 'GONE'])
+  assert.deepEqual(envChanges(started, { ...shell, DB: 'a', GONE: 'x' }, shell, file(['DB', 'GONE'])), [])
+  // a spec of an earlier xpm (no envFromFile): the variables that differ from the shell's
+  assert.deepEqual(envChanges(started, { ...shell, DB: 'b' }, shell), ['DB'])
   assert.deepEqual(specChanges({ env: { A: '1' }, dependsOn: [] }, { env: { A: '1' } }, {}), [], '[] and a missing depends_on are the same')
   assert.deepEqual(specChanges({ logs: { outFile: '/a' } }, { logs: { outFile: '/b' } }, {}), ['logs.outFile'])
   assert.deepEqual(['logs.outFile', 'maxMemoryRestart', 'env.X', 'somethingElse'].map(fileKey), ['out_file', 'max_memory_restart', 'env.X', 'somethingElse'])
   assert.deepEqual(specChanges({ instancesFrom: { count: 2 } }, { instancesFrom: { count: 4 } }, {}), [], 'where a count came from is no change')
+})
+
+test('environment as desired state: env: { DB_URL: process.env.DB_URL } with a new DB_URL is a change; a shell without OLDPWD is not', () => {
+  const first = { ...SHELL, OLDPWD: '/home/me', DB_URL: 'postgres://a' }
+  const running = spec('api', { env: { ...first }, envFromFile: ['DB_URL'] })
+  // the file reads DB_URL from the shell: its value is the file's, whatever the shell says
+  const shell = { ...SHELL, DB_URL: 'postgres://b' }
+  const wanted = spec('api', { env: { ...shell }, envFromFile: ['DB_URL'] })
+  const plan = planApply({ desired: [wanted], running: [up(running)], cliEnv: shell })
+  assert.deepEqual(plan.actions.map((a) => [a.name, a.action, a.changes]), [['api', 'reload', ['env.DB_URL']]])
+  // another terminal: no OLDPWD, another PWD, the same DB_URL: nothing to change
+  const other = { PATH: '/usr/bin', HOME: '/root', PWD: '/elsewhere', DB_URL: 'postgres://a' }
+  const same = planApply({ desired: [spec('api', { env: { ...other }, envFromFile: ['DB_URL'] })], running: [up(running)], cliEnv: other })
+  assert.deepEqual(same.actions.map((a) => a.action), ['unchanged'])
+  assert.equal(same.changes, 0)
+})
+
+test('autostart: false: registered and stopped is what the file says, not "start" at every apply', () => {
+  const registered = spec('cron-job', { autostart: false })
+  const plan = planApply({ desired: [registered], running: [up(registered, ['stopped'])] })
+  assert.deepEqual(plan.actions.map((a) => [a.action, a.reason]), [['unchanged', 'autostart: false: registered, not started']])
+  assert.equal(plan.changes, 0, '--dry-run exits 0')
+  const changed = planApply({ desired: [spec('cron-job', { autostart: false, args: ['--new'] })], running: [up(registered, ['stopped'])] })
+  assert.deepEqual(changed.actions.map((a) => [a.action, a.changes]), [['start', ['args']]])
+  // started by hand since: running, compared as any other
+  assert.deepEqual(planApply({ desired: [registered], running: [up(registered)] }).actions.map((a) => a.action), ['unchanged'])
 })
 
 test('deletes go dependents first; the plan prints one line per app and a summary', () => {

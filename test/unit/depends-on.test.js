@@ -152,3 +152,28 @@ test('the daemon refuses a start whose apps depend on each other in a circle (a 
   assert.equal(supervisor.listenerCount('change'), before)
   await supervisor.close()
 })
+
+test('a failed dependency is recorded: /readyz names it, the journal gets a dependency-failed event; a stop clears it, a later run of the app speaks for itself', async (t) => {
+  const { createProbes } = require('../../daemon/runtime/probes')
+  const { dependencyState } = require('../../daemon/dependencies')
+  const fake = fakeLauncher()
+  const supervisor = new Supervisor({ launcher: fake.launcherFor })
+  t.after(() => supervisor.close())
+  const events = []
+  supervisor.on('dependency-failed', (e) => events.push(e))
+  const probes = createProbes({ supervisor })
+  probes.markStarted()
+  const starting = supervisor.start([spec('migrate', [], { autorestart: false }), spec('web', ['migrate'])])
+  await waitFor(() => fake.launched.length === 1)
+  assert.match(probes.ready().body, /web: waiting for its dependency migrate/)
+  fake.launched[0].markExited(2, null)
+  const [, web] = await starting
+  assert.equal(web.action, 'failed')
+  assert.match(web.failures[0].message, /web was not started: it depends on migrate, and the job exited with code 2/)
+  assert.deepEqual(events.map((e) => [e.name, e.dependency, e.reason]), [['web', 'migrate', 'the job exited with code 2']])
+  assert.equal(probes.ready().ok, false)
+  assert.match(probes.ready().body, /web: not started: it depends on migrate, and the job exited with code 2/)
+  await supervisor.stop('web')
+  assert.equal(dependencyState(supervisor.apps.get('web')), null, 'stopped by the user: on purpose now')
+  assert.doesNotMatch(probes.ready().body, /web/)
+})

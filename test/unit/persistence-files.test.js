@@ -105,6 +105,10 @@ test('a hand-over is taken only when fresh and from the daemon that just left', 
   stale({ update: update(), previous: previous({ daemon: { pid: 777 } }) }, /last daemon here was pid 777/)
   // interrupted: the daemon kept serving for an hour after writing it, then `xpm kill`, `xpm list`
   stale({ update: update(), previous: previous({ savedAt: new Date(T0 + 3600 * 1000).toISOString() }), now: T0 + 3600 * 1000 + 1000 }, /written 1h ago/)
+  // the apps changed after it was written: the kept desired state (state.json) says otherwise
+  assert.deepEqual(checkHandover({ update: update(), previous: previous({ apps: [app('api')] }), now: T0 + 3000 }), { fresh: true })
+  stale({ update: update(), previous: previous({ apps: [app('web')] }) }, /the apps changed after it was written \(api deleted since; web added since\)/)
+  stale({ update: update(), previous: previous({ apps: [app('api', 'stopped')] }) }, /api changed since/)
 })
 
 test('the hand-over window: 60 s plus the longest kill_timeout, at most 3 minutes', () => {

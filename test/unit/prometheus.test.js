@@ -136,11 +136,63 @@ test('probes: ready once started and every app that should run is ready; not whi
   assert.deepEqual(probes.ready(), { ok: true, body: 'ready\n' })
   fake.launched[0].markExited(1, null) // a crash: waiting restart, not ready
   assert.equal(probes.ready().ok, false)
-  assert.match(probes.ready().body, /api\[0\] (waiting restart|launching)/)
+  assert.match(probes.ready().body, /api\[0\](?: \(pid \d+\))?: (waiting restart|launching)/)
   await waitFor(() => probes.ready().ok)
   supervisor.beginClose()
   assert.deepEqual(probes.ready(), { ok: false, body: 'not ready: shutting down, the apps are draining\n' })
   assert.deepEqual(probes.live(), { ok: true, body: 'ok\n' })
+})
+
+test('/readyz names the failing readiness probe and its last result, not "api[0] online"; a failed one-shot job is not ready', async (t) => {
+  const fake = fakeLauncher()
+  const supervisor = new Supervisor({ launcher: fake.launcherFor })
+  t.after(() => supervisor.close())
+  const probes = createProbes({ supervisor })
+  await supervisor.start([fakeSpec('api'), fakeSpec('job', { autorestart: false })])
+  probes.markStarted()
+  const api = supervisor.apps.get('api').instances[0]
+  // the readiness probe as the health room configures it, failing after the start
+  const spec = { ...api.spec, readiness: { kind: 'http', path: '/healthz', port: null } }
+  Object.defineProperty(api, 'spec', { get: () => spec, configurable: true })
+  api.markReadiness(api.handle, false, 'GET /healthz → 503 after 2 ms')
+  const body = probes.ready().body
+  assert.equal(probes.ready().ok, false)
+  assert.match(body, new RegExp(`api\\[0\\] \\(pid ${api.pid}\\): readiness probe GET /healthz failing: GET /healthz → 503 after 2 ms`))
+  assert.doesNotMatch(body, /online/)
+  api.markReadiness(api.handle, true)
+  assert.equal(probes.ready().ok, true)
+
+  fake.launched[1].markExited(3, null) // the job failed: stopped, and not "stopped on purpose"
+  await waitFor(() => supervisor.apps.get('job').instances[0].status === 'stopped')
+  assert.deepEqual(probes.ready(), { ok: false, body: 'not ready: job[0]: the job exited with code 3\n' })
+})
+
+test('two overlapping scrapes are each complete (they used to share one snapshot, and the first to finish emptied it)', async (t) => {
+  const fake = fakeLauncher()
+  const supervisor = new Supervisor({ launcher: fake.launcherFor })
+  t.after(() => supervisor.close())
+  const metrics = stubMetrics()
+  const exposition = createExposition({ supervisor, metrics, version: '1.0.0' })
+  t.after(() => exposition.close())
+  await supervisor.start([fakeSpec('api', { instances: 3, execMode: 'cluster' })])
+  for (const inst of supervisor.allInstances()) metrics.points.set(inst.id, point)
+  for (let round = 0; round < 5; round++) {
+    // staggered by a few turns of the loop: each starts while the others are half-way
+    const renders = []
+    for (let n = 0; n < 3; n++) {
+      renders.push(exposition.render())
+      for (let turn = 0; turn < round + 1; turn++) await new Promise(setImmediate)
+    }
+    const texts = await Promise.all(renders)
+    for (const text of texts) {
+      const rows = samples(text)
+      for (const name of NAMES) {
+        for (const inst of supervisor.allInstances()) {
+          assert.ok(rows.some((r) => r.name === name && r.labels.id === String(inst.id)), `round ${round}: ${name} of id ${inst.id}`)
+        }
+      }
+    }
+  }
 })
 
 test('the endpoint: /metrics, /livez, /readyz on a free port of 127.0.0.1; 503 before it is attached; 404, 405; a taken port is XPM_ERR_METRICS_LISTEN', async (t) => {

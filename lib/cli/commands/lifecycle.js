@@ -167,8 +167,16 @@ async function restartOrReload (method, ctx, { filesOnly = null } = {}) {
     if (finished.length) say(`[xpm] finished with exit code 0: id ${finished.join(', ')}\n`)
     await showList(client)
   }
-  if (reloadFailure) throw reloadFailure
-  if (failures.length) throw startFailed(failures)
+  if (reloadFailure) {
+    // the failed process's last stderr lines, as a failed start shows them
+    const failed = (Array.isArray(reloadFailure.details) ? reloadFailure.details : []).find((r) => r?.failed?.stderr?.length)?.failed
+    if (failed) process.stderr.write(`[xpm] last lines of ${failed.label}${failed.pid ? ` (pid ${failed.pid})` : ''} on stderr:\n${failed.stderr.map((l) => '  ' + l).join('\n')}\n`)
+    throw reloadFailure
+  }
+  if (failures.length) {
+    await require('./start').sayRetrying(client, failures)
+    throw startFailed(failures)
+  }
 }
 
 // `restart <app> --name <new>` (and reload, which cannot keep processes under the old name).
@@ -211,7 +219,7 @@ function describeStep (s) {
     case 'restart': return `[xpm] ${who}: ${s.reason}`
     case 'restarted': return `[xpm] ${who}: restarted, pid ${s.pid}`
     case 'failed': return `[xpm] ${who}: FAILED – ${s.reason}`
-    case 'end': return s.ok ? `[xpm] ${s.app}: reload done` : `[xpm] ${s.app}: reload stopped; the old workers keep serving`
+    case 'end': return s.ok ? `[xpm] ${s.app}: reload done` : `[xpm] ${s.app}: reload stopped${s.serving === false ? '' : '; the old workers keep serving'}`
     default: return null
   }
 }

@@ -35,10 +35,18 @@ async function logs (ctx) {
   for (const line of buffered) print(line)
   if (!follow) return
   await new Promise((resolve) => {
-    const stop = () => resolve(0)
+    // Ctrl-C: the user closed the stream; the connection then closes too, and that is no news
+    let stopped = false
+    const stop = () => {
+      stopped = true
+      resolve(0)
+    }
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
     client.once('close', () => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      if (stopped) return
       process.stderr.write('[xpm] the daemon closed the log stream\n')
       resolve(1)
     })

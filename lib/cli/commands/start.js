@@ -82,10 +82,26 @@ async function start (ctx) {
     const first = failures[0]
     if (first.stderr?.length) process.stderr.write(`[xpm] last lines of ${first.name}[${first.instance}] on stderr:\n${first.stderr.map((l) => '  ' + l).join('\n')}\n`)
     if (first.code === 'XPM_ERR_APP_EXISTS') throw new XpmError(first.code, first.message, { details: failures })
+    // every failure past the first in a line of its own (a dependent not started says why)
+    for (const f of failures.slice(1)) process.stderr.write(`[xpm] ${f.message}\n`)
+    await sayRetrying(client, failures)
     throw new XpmError(first.code === 'XPM_ERR_CANCELLED' ? 'XPM_ERR_CANCELLED' : 'XPM_ERR_START_FAILED',
       `${failures.length} process(es) did not reach online: ${first.message}${first.code === 'XPM_ERR_CANCELLED' ? '' : `; see \`xpm logs ${first.name}\``}`,
       { details: failures })
   }
+}
+
+// A process that failed its start and is `waiting restart` is not given up on: the daemon
+// starts it again with backoff until it stays up or turns errored. Said, with how to stop it.
+async function sayRetrying (client, failures) {
+  const failed = new Set(failures.map((f) => f.id).filter((id) => id !== null && id !== undefined))
+  if (!failed.size) return
+  const rows = await client.request('list', { fields: ['id', 'name', 'instance', 'status'] }).catch(() => [])
+  const retrying = rows.filter((p) => failed.has(p.id) && p.status === 'waiting restart')
+  const apps = [...new Set(retrying.map((p) => p.name))]
+  if (!apps.length) return
+  process.stderr.write(`[xpm] ${retrying.map((p) => `${p.name}[${p.instance}]`).join(', ')} ${retrying.length === 1 ? 'is' : 'are'} waiting restart: xpm keeps restarting ${retrying.length === 1 ? 'it' : 'them'} (with backoff) until ${retrying.length === 1 ? 'it stays' : 'they stay'} up or ${retrying.length === 1 ? 'turns' : 'turn'} errored; ` +
+    `stop with \`xpm stop ${apps.join(' ')}\`, see why with \`xpm why ${apps[0]}\`\n`)
 }
 
 // PM2's `pm2 start` without a target: the ecosystem file of the current folder.
@@ -120,4 +136,4 @@ async function fromStdin (opts, scriptArgs) {
   return apps.map((raw, i) => normalizeApp(raw, { baseDir: process.cwd(), env: process.env, envName: opts.env, overrides, scriptArgs, label: typeof raw?.name === 'string' ? raw.name : `#${i + 1} on standard input` }))
 }
 
-module.exports = { start }
+module.exports = { start, sayRetrying }

@@ -74,10 +74,18 @@ function stopTimeoutFor (dumpFile) {
   }
 }
 
+// A value the daemon would not take is refused (exit 2) rather than written into a unit that
+// would start a daemon without its endpoint at every boot.
+function metricsFromEnv () {
+  const value = process.env.XPM_METRICS
+  const { parseMetricsAddress } = require('../../metrics-address')
+  return parseMetricsAddress(value, { from: 'XPM_METRICS' }) ? value.trim() : null
+}
+
 function context (opts) {
   const info = os.userInfo()
   const paths = homePaths()
-  return { user: info.username, home: os.homedir(), xpmHome: paths.home, userUnit: opts.user === true, stopTimeoutSec: stopTimeoutFor(paths.dumpFile), metrics: process.env.XPM_METRICS || null }
+  return { user: info.username, home: os.homedir(), xpmHome: paths.home, userUnit: opts.user === true, stopTimeoutSec: stopTimeoutFor(paths.dumpFile), metrics: metricsFromEnv() }
 }
 
 async function startup (ctx, { run = runSystemctl } = {}) {

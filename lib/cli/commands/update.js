@@ -14,6 +14,8 @@ const { isAlive } = require('../../pid')
 // window and prints it.
 async function update (ctx) {
   const { version } = require('../../../package.json')
+  // the new daemon would be refused a mistyped XPM_METRICS after the old one stopped the apps
+  require('../../metrics-address').parseMetricsAddress(process.env.XPM_METRICS, { from: 'XPM_METRICS' })
   const paths = homePaths()
   let old = null
   await refuseUnresponsive(paths)
@@ -144,7 +146,7 @@ async function writeHandover (paths, apps) {
 async function stopDaemon (client, pid, paths) {
   if (client) {
     const closed = new Promise((resolve) => client.once('close', resolve))
-    await client.request('kill', {}, { timeout: 10000 })
+    await client.request('kill', { handover: true }, { timeout: 10000 }) // any other kill makes update.json stale
     await closed
   } else if (pid) {
     try { process.kill(pid, 'SIGTERM') } catch {}
