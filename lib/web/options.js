@@ -24,7 +24,7 @@ function parseHost (value) {
 
 function parseAllowedHosts (list = []) {
   return [].concat(list).flatMap((h) => String(h).split(',')).map((h) => h.trim()).filter(Boolean).map((h) => {
-    if (h.length > 253 || /[\s/?#@:]/.test(h) && net.isIP(h) !== 6) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected --allowed-host to be a host name, got "${h}"`)
+    if (h.length > 253 || (/[\s/?#@:]/.test(h) && net.isIP(h) !== 6)) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected --allowed-host to be a host name, got "${h}"`)
     return h
   })
 }

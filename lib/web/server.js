@@ -103,6 +103,7 @@ class WebServer {
     if (path === '/' || path === '/pm2') return this.pm2(res)
     if (this.assets.has(path)) return this.asset(res, path)
     if (path === '/api/session') return this.json(res, 200, { csrf: this.csrf, readOnly: this.readOnly, version: this.version })
+    if (path === '/api/status') return this.json(res, 200, { subscribed: this.hub.subscribed, pages: this.hub.sinks.size, logStreams: this.streams.size, readOnly: this.readOnly })
     if (path === '/api/events') return this.events(req, res)
     if (path === '/api/logs') return this.logs(req, res, url)
     if (path === '/api/history') return this.json(res, 200, this.hub.historyOf(Number(url.searchParams.get('id'))))

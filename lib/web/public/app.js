@@ -1,6 +1,7 @@
 // The xpm web page: the live process table (server-sent events from /api/events), the selected
 // process's charts (uPlot), live log (/api/logs), restart journal (/api/why) and actions
 // (POST /api/action, answered line by line). No framework; the table is table.js.
+/* global requestAnimationFrame, EventSource */
 (function () {
   'use strict'
   const { formatBytes, formatDuration, formatUptime } = window.xpmQuantity
@@ -201,14 +202,15 @@
   const chartData = { at: [], cpu: [], memory: [], heapUsed: [], elP99: [] }
   function makeChart (el, title, key, fmt, color) {
     const width = Math.max(200, el.clientWidth || 300)
-    const plot = new window.uPlot({
+    const UPlot = window.uPlot
+    const plot = new UPlot({
       title,
       width,
       height: 140,
       legend: { show: false },
       cursor: { show: true, drag: { x: false, y: false } },
       scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(max || 0, key === 'cpu' ? 5 : 1) * 1.1] } },
-      axes: [{ space: 50 }, { size: 62, values: (u, ticks) => ticks.map(fmt) }],
+      axes: [{ space: 50 }, { size: 72, values: (u, ticks) => ticks.map(fmt) }],
       series: [{}, { label: title, stroke: color, fill: color + '22', width: 1.5, points: { show: false } }]
     }, [[], []], el)
     charts[key] = plot

@@ -1,6 +1,7 @@
 // The process table: only the rows in view exist in the DOM (a pool of row elements reused as
 // the list scrolls), and a cell is written only when its text changed, so 1,000 processes cost
 // what the 30 or so visible rows cost.
+/* global requestAnimationFrame */
 (function () {
   'use strict'
   const ROW_HEIGHT = 24
