@@ -57,7 +57,7 @@ class Hub extends EventEmitter {
     this.at = 0
   }
 
-  // sink: { send(event, data) → bytes waiting, buffered() → bytes waiting, onDrain(fn) }
+  // sink: { send(event, data) → bytes waiting, buffered() → bytes waiting, onDrain(fn), end() }
   async attach (sink) {
     this.sinks.add(sink)
     this.timers.clearTimeout(this.lingerTimer)
@@ -65,8 +65,10 @@ class Hub extends EventEmitter {
     try {
       await this.open()
     } catch (err) {
-      sink.send('gone', { message: err.message })
+      // the page's EventSource connects again in a few seconds: the daemon may be back by then
       this.sinks.delete(sink)
+      sink.send('gone', { message: err.message })
+      sink.end()
       return
     }
     if (this.sinks.has(sink)) this.sendFull(sink)
@@ -96,7 +98,12 @@ class Hub extends EventEmitter {
         client.on('close', () => {
           if (this.client !== client) return
           this.reset()
-          for (const sink of this.sinks) sink.send('gone', { message: 'the xpm daemon went away' })
+          const sinks = [...this.sinks]
+          this.sinks.clear()
+          for (const sink of sinks) {
+            sink.send('gone', { message: 'the xpm daemon went away' })
+            sink.end()
+          }
         })
         const reply = await client.request('subscribe', { topics: ['processes'], fields: WEB_FIELDS })
         this.client = client

@@ -45,7 +45,11 @@ async function streamLogs ({ connect, target, sink, timers = { setTimeout, clear
     else queue.push(compact(data || {}))
     if (!timer) timer = timers.setTimeout(flush, BATCH_MS)
   })
-  client.on('close', () => { if (!stopped) sink.send('gone', { message: 'the xpm daemon went away' }) })
+  client.on('close', () => {
+    if (stopped) return
+    sink.send('gone', { message: 'the xpm daemon went away' })
+    sink.end()
+  })
   const stop = () => {
     stopped = true
     timers.clearTimeout(timer)

@@ -142,7 +142,7 @@ class WebServer {
 
   openEvents (req, res) {
     res.writeHead(200, this.headers({ 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' }))
-    res.flushHeaders()
+    res.write('retry: 3000\n\n') // after the daemon went away, the page asks again in 3 s
     req.socket.setNoDelay(true)
     let closed = false
     res.on('close', () => { closed = true })
@@ -153,7 +153,8 @@ class WebServer {
         return res.writableLength
       },
       buffered: () => res.writableLength,
-      onDrain: (fn) => res.once('drain', fn)
+      onDrain: (fn) => res.once('drain', fn),
+      end: () => res.end()
     }
   }
 

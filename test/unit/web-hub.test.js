@@ -30,6 +30,7 @@ function sink (buffered = 0) {
   s.send = (event, data) => { s.sent.push({ event, data }); return s.waiting }
   s.buffered = () => s.waiting
   s.onDrain = (fn) => s.drains.push(fn)
+  s.end = () => { s.ended = true }
   return s
 }
 
@@ -96,4 +97,17 @@ test('a page that does not read is skipped, then sent a whole frame once it has 
   slow.drains.shift()()
   assert.deepEqual(slow.sent.map((m) => m.event), ['full', 'full'])
   assert.equal(slow.sent[1].data.rows[0][10], 3)
+})
+
+test('the daemon going away ends every page\'s stream (the page connects again) and drops the subscription', async () => {
+  const clock = fakeClock()
+  const daemon = fakeDaemon([proc(0)])
+  const hub = new Hub({ connect: daemon.connect, now: clock.now, timers: clock.timers })
+  const page = sink()
+  await hub.attach(page)
+  daemon.clients[0].emit('close')
+  assert.equal(page.ended, true)
+  assert.equal(page.sent.at(-1).event, 'gone')
+  assert.equal(hub.subscribed, false)
+  assert.equal(hub.sinks.size, 0)
 })

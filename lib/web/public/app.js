@@ -263,6 +263,10 @@
     state.logSource = source
     source.addEventListener('lines', (e) => {
       const batch = JSON.parse(e.data)
+      if (batch.history) { // the first batch, also after connecting again: start afresh
+        state.logs = []
+        $('logs').textContent = ''
+      }
       if (batch.dropped) $('log-note').textContent = `${batch.dropped} lines skipped (too fast to show; xpm logs ${app} has them all)`
       for (const l of batch.lines) {
         state.logs.push(l)
