@@ -53,7 +53,7 @@ function tokenSource ({ headers, query }, token) {
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]']
 
 function isLoopback (host) {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host)
+  return host === 'localhost' || host === '::1' || (net.isIPv4(host) && host.startsWith('127.'))
 }
 
 function isWildcard (host) {
@@ -63,16 +63,17 @@ function isWildcard (host) {
 // Host header → whether it names the bound address. A DNS-rebinding page reaches us under its
 // own name, so only the names we are bound under are accepted: the loopback names for a loopback
 // bind, the --host given, and IP literals (which no rebinding can produce) for a wildcard bind.
-function hostAllowed (header, { host, port, allowedHosts = [] }) {
+// The port is not compared: an SSH tunnel (ssh -L 8080:127.0.0.1:9615) brings the page under
+// another port of the same name, and a rebinding page cannot choose the name.
+function hostAllowed (header, { host, allowedHosts = [] }) {
   if (typeof header !== 'string' || header.length > 300) return false
   const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d+))?$/.exec(header.trim())
   if (!m) return false
   const name = m[1].toLowerCase()
-  const givenPort = m[2] === undefined ? 80 : Number(m[2])
-  if (givenPort !== port) return false
   const bare = name.startsWith('[') ? name.slice(1, -1) : name
   if (allowedHosts.map((h) => h.toLowerCase()).includes(bare)) return true
-  if (isLoopback(host) && (LOOPBACK_NAMES.includes(name) || /^127\./.test(bare))) return true
+  // 127.x.y.z as an address only: 127.0.0.1.attacker.example is a name an attacker controls
+  if (isLoopback(host) && (LOOPBACK_NAMES.includes(name) || (net.isIPv4(bare) && bare.startsWith('127.')))) return true
   if (bare === String(host).toLowerCase()) return true
   if (isWildcard(host) && (net.isIP(bare) !== 0 || bare === 'localhost')) return true
   return false

@@ -22,7 +22,8 @@ test('the token is accepted from the cookie, a Bearer header or the query; nothi
 test('Host: loopback names for a loopback bind, the host given, IP literals for a wildcard; never another name (DNS rebinding)', () => {
   const loop = { host: '127.0.0.1', port: 9615 }
   for (const h of ['127.0.0.1:9615', 'localhost:9615', '[::1]:9615']) assert.ok(sec.hostAllowed(h, loop), h)
-  for (const h of ['attacker.example:9615', '127.0.0.1:9616', '127.0.0.1', undefined, '', 'a b:9615']) assert.ok(!sec.hostAllowed(h, loop), String(h))
+  assert.ok(sec.hostAllowed('127.0.0.1:8080', loop)) // an SSH tunnel from another local port
+  for (const h of ['attacker.example:9615', 'attacker.example', '127.0.0.1.attacker.example:9615', undefined, '', 'a b:9615']) assert.ok(!sec.hostAllowed(h, loop), String(h))
   const any = { host: '0.0.0.0', port: 80 }
   assert.ok(sec.hostAllowed('10.1.2.3', any))
   assert.ok(sec.hostAllowed('10.1.2.3:80', any))
