@@ -8,6 +8,7 @@ const { BIN } = require('../lib/xpm')
 const { cpuSeconds, descendants, delay, waitFor, isAlive, kill } = require('../lib/util')
 
 const CHROMIUM = '/usr/bin/chromium'
+const FAKE_SERVER = require('node:path').join(__dirname, '..', 'lib', 'web-fake-server.js')
 
 // CPU (utime+stime from /proc) of each pid over `seconds`, as % of a core; a pid list counts
 // together (chromium's processes).
@@ -23,8 +24,8 @@ async function cpuOver (groups, seconds) {
   return Object.fromEntries(Object.keys(groups).map((k) => [k, (after[k] - before[k]) / elapsed * 100]))
 }
 
-async function startWebServer (c) {
-  const child = spawn(process.execPath, [BIN, 'web', '--port', '0'], { env: c.env, stdio: ['ignore', 'pipe', 'inherit'] })
+async function startWebServer (c, argv = [BIN, 'web', '--port', '0']) {
+  const child = spawn(process.execPath, argv, { env: c.env, stdio: ['ignore', 'pipe', 'inherit'] })
   c.track(child.pid)
   let out = ''
   child.stdout.on('data', (d) => { out += d })
@@ -34,11 +35,11 @@ async function startWebServer (c) {
 
 // `xpm web` against `xpm monit`, each watching the same 8 workers: the dashboard's own process,
 // the daemon feeding it, and (web) the browser drawing the page; plus the web server with no
-// page open, which should cost nothing (no subscription).
+// page open, which should cost nothing (no subscription), and the page at 1,000 processes.
 module.exports = {
   name: 'web',
   title: 'web dashboard vs monit (8 workers)',
-  description: 'xpm only (PM2\'s `pm2 web` serves JSON, no page). Each run: `xpm monit` in a 120×40 tmux terminal; `xpm web` with no page open; `xpm web` with one page open in headless Debian chromium (1280×800) through puppeteer-core. CPU = utime+stime from /proc/<pid>/stat over the window, after the dashboard has drawn the apps; the browser figure sums every chromium process.',
+  description: 'xpm only (PM2\'s `pm2 web` serves JSON, no page). Each run: `xpm monit` in a 120×40 tmux terminal; `xpm web` with no page open; `xpm web` with one page open in headless Debian chromium (1280×800) through puppeteer-core. CPU = utime+stime from /proc/<pid>/stat over the window, after the dashboard has drawn the apps; the browser figure sums every chromium process. The 1,000-process rows: the server fed by the tests\' fake daemon client (one push a second, every figure moving), the page\'s main-thread busy share from Chrome\'s TaskDuration metric.',
   async run (ctx) {
     if (!await tmuxAvailable()) throw new Error('tmux is not installed')
     const [c] = ctx.contenders(['xpm'])
@@ -88,6 +89,31 @@ module.exports = {
       } finally {
         web.stop()
       }
+      // the page at 1,000 processes: the server fed by a fake daemon client, the browser drawing
+      // the table; the page's main thread busy time (CDP TaskDuration) says whether it stays smooth
+      const fake = await startWebServer(c, [FAKE_SERVER, '1000'])
+      try {
+        const browser = await puppeteer.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless=new'] })
+        const browserPid = browser.process().pid
+        try {
+          const page = await browser.newPage()
+          await page.setViewport({ width: 1280, height: 800 })
+          await page.goto(fake.url)
+          await page.waitForFunction(() => /^1000 processes/.test(document.querySelector('#summary').textContent), { timeout: 30000 })
+          await delay(1000)
+          const m0 = await page.metrics()
+          const t0 = performance.now()
+          const big = await cpuOver({ web: () => fake.pid, browser: () => [browserPid, ...descendants(browserPid)] }, seconds)
+          const m1 = await page.metrics()
+          figures.bigCpu = big.web
+          figures.bigBrowser = big.browser
+          figures.bigMain = (m1.TaskDuration - m0.TaskDuration) / ((performance.now() - t0) / 1000) * 100
+        } finally {
+          await browser.close()
+        }
+      } finally {
+        fake.stop()
+      }
       return figures
     }, ctx)
     const out = rows([
@@ -96,6 +122,9 @@ module.exports = {
       { id: 'web.page.cpu', key: 'pageCpu', label: '`xpm web` server CPU, one page open', unit: '% of a core' },
       { id: 'web.page.daemon', key: 'pageDaemon', label: 'daemon CPU while one page is open', unit: '% of a core' },
       { id: 'web.page.browser', key: 'pageBrowser', label: 'the browser drawing the page (all chromium processes)', unit: '% of a core' },
+      { id: 'web.1000.cpu', key: 'bigCpu', label: '1,000 processes (synthetic figures): `xpm web` server CPU, one page open', unit: '% of a core' },
+      { id: 'web.1000.browser', key: 'bigBrowser', label: '1,000 processes: the browser drawing the page', unit: '% of a core' },
+      { id: 'web.1000.main', key: 'bigMain', label: '1,000 processes: the page\'s main thread busy (scripts, style, layout, paint)', unit: '% of the time' },
       { id: 'web.idle.cpu', key: 'idleCpu', label: '`xpm web` server CPU, no page open', unit: '% of a core' },
       { id: 'web.idle.daemon', key: 'idleDaemon', label: 'daemon CPU, `xpm web` running, no page open', unit: '% of a core' }
     ], result)

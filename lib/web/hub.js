@@ -76,13 +76,16 @@ class Hub extends EventEmitter {
 
   detach (sink) {
     this.sinks.delete(sink)
-    if (this.sinks.size === 0 && !this.lingerTimer) {
-      this.lingerTimer = this.timers.setTimeout(() => {
-        this.lingerTimer = null
-        if (this.sinks.size === 0) this.close()
-      }, LINGER_MS)
-      this.lingerTimer.unref?.()
-    }
+    this.closeWhenUnwatched()
+  }
+
+  closeWhenUnwatched () {
+    if (this.sinks.size > 0 || this.lingerTimer) return
+    this.lingerTimer = this.timers.setTimeout(() => {
+      this.lingerTimer = null
+      if (this.sinks.size === 0) this.close()
+    }, LINGER_MS)
+    this.lingerTimer.unref?.()
   }
 
   get subscribed () {
@@ -108,6 +111,8 @@ class Hub extends EventEmitter {
         const reply = await client.request('subscribe', { topics: ['processes'], fields: WEB_FIELDS })
         this.client = client
         this.seed(reply || {})
+        // every page went while the daemon was answering: do not keep a subscription nobody reads
+        this.closeWhenUnwatched()
       })().finally(() => { this.opening = null })
     }
     return this.opening

@@ -13,6 +13,7 @@ function fakeDaemon (processes) {
     daemon.open++
     const c = new EventEmitter()
     c.request = async (method, params) => {
+      await daemon.gate
       assert.equal(method, 'subscribe')
       assert.deepEqual(params.topics, ['processes'])
       return { processes, history: { 0: [{ at: 1, cpu: 5, memory: 10, heapUsed: 3, elP99: 1 }] } }
@@ -110,4 +111,21 @@ test('the daemon going away ends every page\'s stream (the page connects again) 
   assert.equal(page.sent.at(-1).event, 'gone')
   assert.equal(hub.subscribed, false)
   assert.equal(hub.sinks.size, 0)
+})
+
+test('a page gone before the subscription was answered does not leave it open', async () => {
+  const clock = fakeClock()
+  const daemon = fakeDaemon([proc(0)])
+  const hub = new Hub({ connect: daemon.connect, now: clock.now, timers: clock.timers })
+  let answer
+  daemon.gate = new Promise((resolve) => { answer = resolve })
+  const page = sink()
+  const attaching = hub.attach(page)
+  hub.detach(page)
+  await clock.advance(LINGER_MS) // the linger passes while the subscribe request is in flight
+  answer()
+  await attaching
+  await clock.advance(LINGER_MS)
+  assert.equal(hub.subscribed, false)
+  assert.equal(daemon.open, 0)
 })
