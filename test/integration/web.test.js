@@ -140,6 +140,18 @@ test('xpm web: the live page, its actions and its security checks', { skip, time
     await page.waitForFunction(() => /restarted/.test(document.querySelector('#journal').textContent), { timeout: 20000 })
   })
 
+  await t.test('stop and start one process from the page, with the CLI\'s messages', async () => {
+    const id = await page.evaluate(() => window.xpmWeb.state.selectedId)
+    await page.click('#actions button[data-scope="id"][data-action="stop"]')
+    await page.waitForFunction((id) => document.querySelector('#action-output').textContent.includes(`[xpm] stopped ${id} (1 process)`), { timeout: 30000 }, id)
+    assert.equal((await home.jlist()).find((p) => p.id === id).status, 'stopped')
+    await page.waitForFunction((id) => document.querySelector(`#rows .row[data-id="${id}"] span:nth-child(4)`).textContent === 'stopped', { timeout: 10000 }, id)
+    await page.click('#actions button[data-scope="id"][data-action="start"]')
+    await page.waitForFunction((id) => document.querySelector('#action-output').textContent.includes(`[xpm] started ${id}`), { timeout: 30000 }, id)
+    assert.match(await page.$eval('#action-output', (el) => el.textContent), /echo\[\d\] online \(pid \d+\)/)
+    assert.equal((await home.jlist()).find((p) => p.id === id).status, 'online')
+  })
+
   await t.test('a cross-site page cannot act, even from another port of 127.0.0.1 (same site)', async () => {
     const evil = http.createServer((req, res) => res.end('<html><body>elsewhere</body></html>'))
     await new Promise((resolve) => evil.listen(0, '127.0.0.1', resolve))
