@@ -7,7 +7,11 @@
 const crypto = require('node:crypto')
 const net = require('node:net')
 
-const COOKIE = 'xpm_web'
+// Cookies are not kept apart by port: two dashboards on 127.0.0.1 (say, of two XPM_HOMEs) would
+// overwrite each other's token under one name, so the name carries the port.
+function cookieName (port) {
+  return `xpm_web_${port}`
+}
 const CSRF_HEADER = 'x-xpm-csrf'
 
 function newToken () {
@@ -27,7 +31,7 @@ function sameSecret (given, expected) {
   return a.length === b.length && crypto.timingSafeEqual(a, b)
 }
 
-function cookieValue (header, name = COOKIE) {
+function cookieValue (header, name) {
   if (typeof header !== 'string') return null
   for (const part of header.split(';')) {
     const eq = part.indexOf('=')
@@ -36,14 +40,14 @@ function cookieValue (header, name = COOKIE) {
   return null
 }
 
-function sessionCookie (token) {
-  return `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`
+function sessionCookie (token, name) {
+  return `${name}=${token}; HttpOnly; SameSite=Strict; Path=/`
 }
 
 // Where the token came from: the cookie the page keeps, `Authorization: Bearer` (scripts) or the
 // `token` query parameter of the printed URL. null when none matches.
-function tokenSource ({ headers, query }, token) {
-  if (sameSecret(cookieValue(headers.cookie), token)) return 'cookie'
+function tokenSource ({ headers, query }, token, cookie) {
+  if (sameSecret(cookieValue(headers.cookie, cookie), token)) return 'cookie'
   const auth = headers.authorization
   if (typeof auth === 'string' && auth.startsWith('Bearer ') && sameSecret(auth.slice(7).trim(), token)) return 'header'
   if (sameSecret(query.get('token'), token)) return 'query'
@@ -104,7 +108,7 @@ const SECURITY_HEADERS = {
 }
 
 module.exports = {
-  COOKIE,
+  cookieName,
   CSRF_HEADER,
   SECURITY_HEADERS,
   newToken,

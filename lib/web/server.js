@@ -46,6 +46,7 @@ class WebServer {
       })
     })
     this.port = this.server.address().port
+    this.cookie = sec.cookieName(this.port)
     return this
   }
 
@@ -86,7 +87,7 @@ class WebServer {
     if (!sec.hostAllowed(req.headers.host, this)) {
       return this.refuse(res, 403, 'XPM_ERR_WEB_FORBIDDEN', `Host ${JSON.stringify(req.headers.host ?? '')} is not the address xpm web is bound to`)
     }
-    const from = sec.tokenSource({ headers: req.headers, query: url.searchParams }, this.token)
+    const from = sec.tokenSource({ headers: req.headers, query: url.searchParams }, this.token, this.cookie)
     if (!from) {
       return this.refuse(res, 401, 'XPM_ERR_WEB_FORBIDDEN', 'A token is needed: open the URL `xpm web` printed (it ends in ?token=…), or send Authorization: Bearer <token>')
     }
@@ -96,7 +97,7 @@ class WebServer {
     const wantsPage = /\btext\/html\b/.test(req.headers.accept || '')
     if (path === '/' && from === 'query' && wantsPage) {
       // the printed URL: the token goes into the cookie and out of the address bar and history
-      res.writeHead(303, this.headers({ location: '/', 'set-cookie': sec.sessionCookie(this.token) }))
+      res.writeHead(303, this.headers({ location: '/', 'set-cookie': sec.sessionCookie(this.token, this.cookie) }))
       return res.end()
     }
     if (path === '/' && wantsPage) return this.asset(res, '/index.html')

@@ -45,7 +45,7 @@ test('xpm web: the live page, its actions and its security checks', { skip, time
     const rebound = await request(web.port, { path: `/api/processes?token=${web.token}`, headers: { host: `attacker.example:${web.port}` } })
     assert.equal(rebound.status, 403)
     assert.match(rebound.json.error.message, /Host "attacker\.example/)
-    const cookie = { cookie: `xpm_web=${web.token}`, 'content-type': 'application/json' }
+    const cookie = { cookie: `xpm_web_${web.port}=${web.token}`, 'content-type': 'application/json' }
     const body = JSON.stringify({ action: 'stop', target: 'echo' })
     const noCsrf = await request(web.port, { method: 'POST', path: '/api/action', headers: cookie, body })
     assert.equal(noCsrf.status, 403)
@@ -77,7 +77,7 @@ test('xpm web: the live page, its actions and its security checks', { skip, time
     await page.goto(web.url)
     assert.equal(new URL(page.url()).search, '')
     const [cookie] = await page.cookies()
-    assert.equal(cookie.name, 'xpm_web')
+    assert.equal(cookie.name, `xpm_web_${web.port}`)
     assert.equal(cookie.httpOnly, true)
     assert.equal(cookie.sameSite, 'Strict')
   })

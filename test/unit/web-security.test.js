@@ -10,10 +10,12 @@ const TOKEN = 'x'.repeat(32)
 
 test('the token is accepted from the cookie, a Bearer header or the query; nothing else', () => {
   const q = (s = '') => new URLSearchParams(s)
-  assert.equal(sec.tokenSource({ headers: { cookie: `a=b; xpm_web=${TOKEN}` }, query: q() }, TOKEN), 'cookie')
+  const name = sec.cookieName(9615)
+  assert.equal(sec.tokenSource({ headers: { cookie: `a=b; ${name}=${TOKEN}` }, query: q() }, TOKEN, name), 'cookie')
+  assert.equal(sec.tokenSource({ headers: { cookie: `xpm_web_9616=${TOKEN}` }, query: q() }, TOKEN, name), null) // another dashboard's
   assert.equal(sec.tokenSource({ headers: { authorization: `Bearer ${TOKEN}` }, query: q() }, TOKEN), 'header')
   assert.equal(sec.tokenSource({ headers: {}, query: q(`token=${TOKEN}`) }, TOKEN), 'query')
-  assert.equal(sec.tokenSource({ headers: { cookie: 'xpm_web=' + 'y'.repeat(32) }, query: q('token=') }, TOKEN), null)
+  assert.equal(sec.tokenSource({ headers: { cookie: `${name}=` + 'y'.repeat(32) }, query: q('token=') }, TOKEN, name), null)
   assert.equal(sec.tokenSource({ headers: { authorization: 'Bearer ' }, query: q() }, TOKEN), null)
   assert.notEqual(sec.newToken(), sec.newToken())
   assert.ok(sec.newToken().length >= 32)
@@ -47,7 +49,7 @@ test('a POST must carry the CSRF header, and a browser\'s Origin and Sec-Fetch-S
 })
 
 test('the cookie is HttpOnly and SameSite=Strict; the CSP allows no inline script', () => {
-  assert.match(sec.sessionCookie(TOKEN), /HttpOnly; SameSite=Strict/)
+  assert.match(sec.sessionCookie(TOKEN, sec.cookieName(9615)), /^xpm_web_9615=x+; HttpOnly; SameSite=Strict; Path=\/$/)
   assert.match(sec.SECURITY_HEADERS['content-security-policy'], /default-src 'none'; script-src 'self';/)
   assert.doesNotMatch(sec.SECURITY_HEADERS['content-security-policy'], /unsafe-inline|unsafe-eval/)
 })
