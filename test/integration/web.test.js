@@ -59,6 +59,15 @@ test('xpm web: the live page, its actions and its security checks', { skip, time
     assert.doesNotMatch(page.body, /<script>|<script [^>]*>[^<]/) // no inline script
   })
 
+  await t.test('bad options exit 2, a port in use exits 1, each saying why', async () => {
+    const bad = await home.run(['web', '--port', '70000'])
+    assert.equal(bad.code, 2)
+    assert.match(bad.stderr, /--port .*got "70000" \[XPM_ERR_BAD_ARGUMENT\]/)
+    const busy = await home.run(['web', '--port', String(web.port)])
+    assert.equal(busy.code, 1)
+    assert.match(busy.stderr, /the port is in use .*\[XPM_ERR_WEB_LISTEN\]/)
+  })
+
   await t.test("PM2's `pm2 web` answer: the host and the processes in PM2's shape", async () => {
     const { status, json } = await request(web.port, { path: '/', headers: auth })
     assert.equal(status, 200)
