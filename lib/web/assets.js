@@ -15,6 +15,8 @@ function loadAssets () {
     '/index.html': path.join(PUBLIC, 'index.html'),
     '/app.js': path.join(PUBLIC, 'app.js'),
     '/table.js': path.join(PUBLIC, 'table.js'),
+    '/charts.js': path.join(PUBLIC, 'charts.js'),
+    '/log-panel.js': path.join(PUBLIC, 'log-panel.js'),
     '/style.css': path.join(PUBLIC, 'style.css'),
     '/favicon.svg': path.join(PUBLIC, 'favicon.svg'),
     '/vendor/uPlot.iife.min.js': require.resolve('uplot/dist/uPlot.iife.min.js'),

@@ -30,9 +30,9 @@ test('1,000 processes: a screenshot, and only the rows in view in the DOM', { sk
   page.on('pageerror', (err) => errors.push(err.message))
   await page.goto(server.url)
   await page.waitForFunction(() => /^1000 processes/.test(document.querySelector('#summary').textContent), { timeout: 30000 })
-  await page.waitForFunction(() => window.xpmWeb.charts.cpu.data[0].length >= 100 && document.querySelectorAll('#logs .line').length > 0, { timeout: 30000 })
+  await page.waitForFunction(() => window.xpmWeb.charts.plots.cpu.data[0].length >= 100 && document.querySelectorAll('#logs .line').length > 0, { timeout: 30000 })
   // a diff has arrived on top of the first frame
-  await page.waitForFunction(() => window.xpmWeb.chartData.at.length >= 121, { timeout: 30000 })
+  await page.waitForFunction(() => window.xpmWeb.charts.data.at.length >= 121, { timeout: 30000 })
   const rowsInDom = await page.$$eval('#rows .row', (els) => els.length)
   assert.ok(rowsInDom < 80, `${rowsInDom} row elements for 1,000 processes`)
   fs.mkdirSync(path.dirname(SHOT), { recursive: true })

@@ -114,7 +114,7 @@ test('xpm web: the live page, its actions and its security checks', { skip, time
   await t.test('a chart draws points, a log line appears (stdout and stderr told apart)', async () => {
     const tickerId = (await home.jlist()).find((p) => p.name === 'ticker').id
     await page.click(`#rows .row[data-id="${tickerId}"]`)
-    await page.waitForFunction(() => window.xpmWeb.charts.cpu.data[0].length >= 2, { timeout: 30000 })
+    await page.waitForFunction(() => window.xpmWeb.charts.plots.cpu.data[0].length >= 2, { timeout: 30000 })
     await page.waitForFunction(() => document.querySelector('#logs .line.out') && document.querySelector('#logs .line.err'), { timeout: 30000 })
     const text = await page.$eval('#logs .line.err', (el) => el.textContent)
     assert.match(text, /warn \d+/)

@@ -1,13 +1,14 @@
 // The xpm web page: the live process table (server-sent events from /api/events), the selected
 // process's charts (uPlot), live log (/api/logs), restart journal (/api/why) and actions
-// (POST /api/action, answered line by line). No framework; the table is table.js.
+// (POST /api/action, answered line by line). No framework: the table is table.js, the charts
+// charts.js, the log log-panel.js.
 /* global requestAnimationFrame, EventSource */
 (function () {
   'use strict'
   const { formatBytes, formatDuration, formatUptime } = window.xpmQuantity
   const $ = (id) => document.getElementById(id)
-  const MAX_POINTS = 300
-  const MAX_LOG_LINES = 1000
+  let charts = null // made once the page's layout is known (their width)
+  const logs = new window.XpmLogPanel.LogPanel({ box: $('logs'), note: $('log-note'), pause: $('pause'), filter: $('log-filter') })
 
   const state = {
     session: null,
@@ -19,11 +20,6 @@
     filter: '',
     selectedId: null,
     selectedApp: null,
-    logs: [],
-    paused: false,
-    held: 0,
-    logFilter: '',
-    logSource: null,
     lastRestarts: null
   }
 
@@ -148,7 +144,7 @@
       state.receivedAt = Date.now()
       const sel = state.rows.get(state.selectedId)
       if (sel) {
-        addPoint(frame.at, sel)
+        charts.add({ at: frame.at, cpu: v(sel, 'cpu'), memory: v(sel, 'memory'), heapUsed: v(sel, 'heapUsed'), elP99: v(sel, 'elP99') })
         const restarts = v(sel, 'restarts')
         if (state.lastRestarts !== null && restarts !== state.lastRestarts) loadJournal()
         state.lastRestarts = restarts
@@ -180,7 +176,7 @@
     $('inst-label').textContent = `process ${id}`
     loadHistory(id)
     if (appChanged) {
-      openLogs(state.selectedApp)
+      logs.open(state.selectedApp)
       loadJournal()
     }
   }
@@ -197,137 +193,11 @@
     }
   })
 
-  // ---- charts ----------------------------------------------------------------------------------
-  const charts = {}
-  const chartData = { at: [], cpu: [], memory: [], heapUsed: [], elP99: [] }
-  function makeChart (el, title, key, fmt, color) {
-    const width = Math.max(200, el.clientWidth || 300)
-    const UPlot = window.uPlot
-    const plot = new UPlot({
-      title,
-      width,
-      height: 140,
-      legend: { show: false },
-      cursor: { show: true, drag: { x: false, y: false } },
-      scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(max || 0, key === 'cpu' ? 5 : 1) * 1.1] } },
-      axes: [{ space: 50 }, { size: 72, values: (u, ticks) => ticks.map(fmt) }],
-      series: [{}, { label: title, stroke: color, fill: color + '22', width: 1.5, points: { show: false } }]
-    }, [[], []], el)
-    charts[key] = plot
-  }
-
-  function initCharts () {
-    makeChart($('chart-cpu'), 'CPU', 'cpu', (n) => `${Math.round(n)}%`, '#1f6feb')
-    makeChart($('chart-memory'), 'memory (RSS)', 'memory', formatBytes, '#8250df')
-    makeChart($('chart-heap'), 'heap used', 'heapUsed', formatBytes, '#1a7f37')
-    makeChart($('chart-el'), 'event-loop p99', 'elP99', (n) => formatDuration(n), '#bf3989')
-    window.addEventListener('resize', () => {
-      for (const [key, id] of [['cpu', 'chart-cpu'], ['memory', 'chart-memory'], ['heapUsed', 'chart-heap'], ['elP99', 'chart-el']]) {
-        charts[key].setSize({ width: Math.max(200, $(id).clientWidth), height: 140 })
-      }
-    })
-  }
-
-  function drawCharts () {
-    const xs = chartData.at.map((t) => t / 1000)
-    for (const key of Object.keys(charts)) charts[key].setData([xs, chartData[key]])
-  }
-
   async function loadHistory (id) {
     const res = await fetch(`/api/history?id=${id}`)
     if (!res.ok || id !== state.selectedId) return
-    const h = await res.json()
-    for (const key of Object.keys(chartData)) chartData[key] = (h[key] || []).slice(-MAX_POINTS)
-    drawCharts()
+    charts.load(await res.json())
   }
-
-  function addPoint (at, row) {
-    if (chartData.at.length && chartData.at[chartData.at.length - 1] >= at) return
-    chartData.at.push(at)
-    chartData.cpu.push(v(row, 'cpu'))
-    chartData.memory.push(v(row, 'memory'))
-    chartData.heapUsed.push(v(row, 'heapUsed'))
-    chartData.elP99.push(v(row, 'elP99'))
-    for (const key of Object.keys(chartData)) if (chartData[key].length > MAX_POINTS) chartData[key].shift()
-    drawCharts()
-  }
-
-  // ---- logs --------------------------------------------------------------------------------------
-  function openLogs (app) {
-    if (state.logSource) state.logSource.close()
-    state.logs = []
-    state.held = 0
-    $('logs').textContent = ''
-    $('log-note').textContent = ''
-    const source = new EventSource(`/api/logs?target=${encodeURIComponent(app)}`)
-    state.logSource = source
-    source.addEventListener('lines', (e) => {
-      const batch = JSON.parse(e.data)
-      if (batch.history) { // the first batch, also after connecting again: start afresh
-        state.logs = []
-        $('logs').textContent = ''
-      }
-      if (batch.dropped) $('log-note').textContent = `${batch.dropped} lines skipped (too fast to show; xpm logs ${app} has them all)`
-      for (const l of batch.lines) {
-        state.logs.push(l)
-        if (state.paused) state.held++
-        else appendLine(l)
-      }
-      if (state.logs.length > MAX_LOG_LINES) state.logs.splice(0, state.logs.length - MAX_LOG_LINES)
-      trimLogs()
-      if (state.paused) $('pause').textContent = `resume (${state.held} new)`
-    })
-    source.addEventListener('failed', (e) => {
-      $('log-note').textContent = JSON.parse(e.data).message
-      source.close()
-    })
-  }
-
-  function lineElement (l) {
-    const div = document.createElement('div')
-    div.className = `line ${l.stream}`
-    const src = document.createElement('span')
-    src.className = 'src'
-    src.textContent = `${l.id ?? ''}|${l.app ?? ''}`
-    div.appendChild(src)
-    div.appendChild(document.createTextNode(l.line))
-    return div
-  }
-
-  function appendLine (l) {
-    if (state.logFilter && !l.line.toLowerCase().includes(state.logFilter)) return
-    const box = $('logs')
-    const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 30
-    box.appendChild(lineElement(l))
-    if (atBottom) box.scrollTop = box.scrollHeight
-  }
-
-  function trimLogs () {
-    const box = $('logs')
-    while (box.childElementCount > MAX_LOG_LINES) box.firstElementChild.remove()
-  }
-
-  function redrawLogs () {
-    const box = $('logs')
-    box.textContent = ''
-    const frag = document.createDocumentFragment()
-    for (const l of state.logs) if (!state.logFilter || l.line.toLowerCase().includes(state.logFilter)) frag.appendChild(lineElement(l))
-    box.appendChild(frag)
-    box.scrollTop = box.scrollHeight
-  }
-
-  $('pause').addEventListener('click', () => {
-    state.paused = !state.paused
-    $('pause').textContent = state.paused ? 'resume' : 'pause'
-    if (!state.paused) {
-      state.held = 0
-      redrawLogs()
-    }
-  })
-  $('log-filter').addEventListener('input', () => {
-    state.logFilter = $('log-filter').value.trim().toLowerCase()
-    redrawLogs()
-  })
 
   // ---- journal -------------------------------------------------------------------------------
   let journalSeq = 0
@@ -404,12 +274,12 @@
         b.title = 'xpm web runs with --read-only'
       }
     }
-    initCharts()
+    charts = new window.XpmCharts.Charts()
     connectEvents()
     // uptimes tick between frames without a server round trip
     setInterval(() => { if (!document.hidden) table.schedule() }, 1000)
   }
 
-  window.xpmWeb = { state, charts, chartData, select, act }
+  window.xpmWeb = { state, get charts () { return charts }, select, act }
   start()
 })()
