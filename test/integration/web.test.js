@@ -161,6 +161,24 @@ test('xpm web: the live page, its actions and its security checks', { skip, time
     assert.equal((await home.jlist()).find((p) => p.id === id).status, 'online')
   })
 
+  await t.test('the JSON API: a restart answers its steps, then the outcome as the CLI says it', async () => {
+    const { json: session } = await request(web.port, { path: '/api/session', headers: auth })
+    const headers = { ...auth, 'content-type': 'application/json', 'x-xpm-csrf': session.csrf }
+    const res = await request(web.port, { method: 'POST', path: '/api/action', headers, body: JSON.stringify({ action: 'restart', target: 'ticker' }) })
+    assert.equal(res.status, 200)
+    const lines = res.body.trim().split('\n').map((l) => JSON.parse(l))
+    assert.match(lines.find((l) => l.type === 'step').text, /^\[xpm\] ticker\[0\] online \(pid \d+\)$/)
+    assert.deepEqual(lines.at(-1), { type: 'done', action: 'restart', target: 'ticker', ok: true, message: '[xpm] restarted ticker' })
+    const missing = await request(web.port, { method: 'POST', path: '/api/action', headers, body: JSON.stringify({ action: 'restart', target: 'ghost' }) })
+    const done = JSON.parse(missing.body.trim().split('\n').at(-1))
+    assert.equal(done.ok, false)
+    assert.equal(done.code, 'XPM_ERR_APP_NOT_FOUND')
+    assert.equal(done.exitCode, 1)
+    const bad = await request(web.port, { method: 'POST', path: '/api/action', headers, body: JSON.stringify({ action: 'delete', target: 'ticker' }) })
+    assert.equal(bad.status, 400)
+    assert.equal(bad.json.error.code, 'XPM_ERR_BAD_ARGUMENT')
+  })
+
   await t.test('a cross-site page cannot act, even from another port of 127.0.0.1 (same site)', async () => {
     const evil = http.createServer((req, res) => res.end('<html><body>elsewhere</body></html>'))
     await new Promise((resolve) => evil.listen(0, '127.0.0.1', resolve))
