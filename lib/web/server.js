@@ -105,7 +105,7 @@ class WebServer {
     if (this.assets.has(path)) return this.asset(res, path)
     if (path === '/api/session') return this.json(res, 200, { csrf: this.csrf, readOnly: this.readOnly, version: this.version })
     if (path === '/api/status') return this.json(res, 200, { subscribed: this.hub.subscribed, pages: this.hub.sinks.size, logStreams: this.streams.size, readOnly: this.readOnly })
-    if (path === '/api/events') return this.events(req, res)
+    if (path === '/api/events') return this.events(req, res, url)
     if (path === '/api/logs') return this.logs(req, res, url)
     if (path === '/api/history') return this.json(res, 200, this.hub.historyOf(Number(url.searchParams.get('id'))))
     if (path === '/api/processes') return this.withClient((c) => c.request('list')).then((list) => this.json(res, 200, list))
@@ -159,16 +159,23 @@ class WebServer {
     }
   }
 
-  async events (req, res) {
+  // The page's one stream: the table (hub.js) and, with ?logs=<app>, that app's log.
+  async events (req, res, url) {
+    const logs = url.searchParams.has('logs') ? parseTarget(url.searchParams.get('logs')) : null
     const sink = this.openEvents(req, res)
     res.on('close', () => this.hub.detach(sink))
     await this.hub.attach(sink)
-    if (sink.closed) this.hub.detach(sink)
+    if (sink.closed || res.writableEnded) return this.hub.detach(sink)
+    if (logs !== null) await this.followLogs(res, sink, logs, { endOnFailure: false })
   }
 
+  // A log stream alone, for scripts: ?target=<app> or ?id=<n>.
   async logs (req, res, url) {
     const target = targetParam(url)
-    const sink = this.openEvents(req, res)
+    await this.followLogs(res, this.openEvents(req, res), target, { endOnFailure: true })
+  }
+
+  async followLogs (res, sink, target, { endOnFailure }) {
     let stop = null
     res.on('close', () => {
       if (stop) {
@@ -180,7 +187,8 @@ class WebServer {
       stop = await streamLogs({ connect: this.connect, target, sink })
     } catch (err) {
       sink.send('failed', { code: err.code || 'XPM_ERR_INTERNAL', message: err.message })
-      return res.end()
+      if (endOnFailure) res.end()
+      return
     }
     if (sink.closed) return stop()
     this.streams.add(stop)

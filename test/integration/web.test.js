@@ -118,6 +118,11 @@ test('xpm web: the live page, its actions and its security checks', { skip, time
     await page.waitForFunction(() => document.querySelector('#logs .line.out') && document.querySelector('#logs .line.err'), { timeout: 30000 })
     const text = await page.$eval('#logs .line.err', (el) => el.textContent)
     assert.match(text, /warn \d+/)
+    // one stream for the page (table and log), one logs request to the daemon
+    await waitFor(async () => {
+      const { json } = await request(web.port, { path: '/api/status', headers: auth })
+      return json.pages === 1 && json.logStreams === 1
+    }, { timeout: 10000, message: 'one page stream and one log stream' })
     await page.click('#pause')
     const held = await page.$$eval('#logs .line', (els) => els.length)
     await page.waitForFunction(() => /resume \(\d+ new\)/.test(document.querySelector('#pause').textContent), { timeout: 10000 })

@@ -120,8 +120,22 @@
   }
 
   // ---- live table ----------------------------------------------------------------------------
+  // One stream per page (browsers allow six connections per address over HTTP/1.1, so a second
+  // one would cap a dashboard at three tabs): the table, and the log of the selected app. A new
+  // app reopens it, a moment after the selection settles.
+  let source = null
+  let reopenTimer = null
+  function reopenEvents () {
+    clearTimeout(reopenTimer)
+    reopenTimer = setTimeout(connectEvents, source ? 200 : 0)
+  }
+
   function connectEvents () {
-    const source = new EventSource('/api/events')
+    if (source) source.close()
+    source = new EventSource(state.selectedApp === null ? '/api/events' : `/api/events?logs=${encodeURIComponent(state.selectedApp)}`)
+    const app = state.selectedApp
+    source.addEventListener('lines', (e) => logs.onBatch(JSON.parse(e.data), app))
+    source.addEventListener('failed', (e) => logs.failed(JSON.parse(e.data).message))
     source.addEventListener('open', () => setConn(true))
     source.addEventListener('error', () => setConn(false))
     source.addEventListener('gone', (e) => setConn(false, JSON.parse(e.data).message))
@@ -176,7 +190,8 @@
     $('inst-label').textContent = `process ${id}`
     loadHistory(id)
     if (appChanged) {
-      logs.open(state.selectedApp)
+      logs.clear()
+      reopenEvents()
       loadJournal()
     }
   }

@@ -1,7 +1,6 @@
-/* global EventSource */
-// The log stream of the selected app (/api/logs, server-sent events): stdout and stderr apart,
-// pause (lines keep arriving and are counted, the view holds), a text filter, at most
-// MAX_LINES lines kept.
+// The log of the selected app, fed by the page's event stream ('lines' events): stdout and
+// stderr apart, pause (lines keep arriving and are counted, the view holds), a text filter, at
+// most MAX_LINES lines kept.
 (function () {
   'use strict'
   const MAX_LINES = 1000
@@ -13,7 +12,6 @@
       this.paused = false
       this.held = 0
       this.filter = ''
-      this.source = null
       pause.addEventListener('click', () => this.togglePause())
       filter.addEventListener('input', () => {
         this.filter = filter.value.trim().toLowerCase()
@@ -21,19 +19,16 @@
       })
     }
 
-    open (app) {
-      if (this.source) this.source.close()
+    // another app selected: its lines come with the page's next stream
+    clear () {
       this.lines = []
       this.held = 0
       this.box.textContent = ''
       this.note.textContent = ''
-      const source = new EventSource(`/api/logs?target=${encodeURIComponent(app)}`)
-      this.source = source
-      source.addEventListener('lines', (e) => this.onBatch(JSON.parse(e.data), app))
-      source.addEventListener('failed', (e) => {
-        this.note.textContent = JSON.parse(e.data).message
-        source.close()
-      })
+    }
+
+    failed (message) {
+      this.note.textContent = message
     }
 
     onBatch (batch, app) {
