@@ -57,7 +57,7 @@ class Hub extends EventEmitter {
     this.at = 0
   }
 
-  // sink: { send(event, data) → bytes waiting, buffered() → bytes waiting, onDrain(fn), end() }
+  // sink: { send(event, data, json?) → bytes waiting, buffered() → bytes waiting, onDrain(fn), end() }
   async attach (sink) {
     this.sinks.add(sink)
     this.timers.clearTimeout(this.lingerTimer)
@@ -186,6 +186,7 @@ class Hub extends EventEmitter {
       }
     }
     const frame = { at, rows: changed, removed, count: this.rows.size }
+    const json = JSON.stringify(frame) // once for every page
     for (const sink of this.sinks) {
       if (sink.stale) continue
       if (sink.buffered() > MAX_BUFFERED) {
@@ -193,7 +194,7 @@ class Hub extends EventEmitter {
         sink.onDrain(() => { sink.stale = false; if (this.sinks.has(sink)) this.sendFull(sink) })
         continue
       }
-      sink.send('diff', frame)
+      sink.send('diff', frame, json)
     }
     this.emit('frame', frame)
   }

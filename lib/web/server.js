@@ -149,8 +149,8 @@ class WebServer {
     res.on('close', () => { closed = true })
     return {
       get closed () { return closed },
-      send: (event, data) => {
-        if (!closed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+      send: (event, data, json = JSON.stringify(data)) => {
+        if (!closed) res.write(`event: ${event}\ndata: ${json}\n\n`)
         return res.writableLength
       },
       buffered: () => res.writableLength,
