@@ -18,7 +18,7 @@ const { Xpm, ROOT: XPM_ROOT } = require('./lib/xpm')
 const { Pm2 } = require('./lib/pm2')
 const { Raw } = require('./lib/raw')
 
-const MEASURES = ['cli', 'memory', 'throughput', 'reload', 'logs', 'monit', 'crash', 'scale', 'idle']
+const MEASURES = ['cli', 'memory', 'throughput', 'reload', 'logs', 'monit', 'crash', 'scale', 'idle', 'web']
 const ROOT = path.join(__dirname, '..')
 
 function parseArgs (argv) {

@@ -36,7 +36,10 @@ const CODES = {
   XPM_ERR_STARTUP_FAILED: { exit: 1, summary: 'The boot unit could not be written, enabled or removed (permissions, no systemd).' },
   XPM_ERR_DEPENDENCY_FAILED: { exit: 1, summary: 'An app was not started because an app it depends on (`depends_on`) is not managed, stopped, errored, or a one-shot job that did not exit 0.' },
   XPM_ERR_METRICS_LISTEN: { exit: 1, summary: 'The metrics and probes endpoint (`XPM_METRICS`, `xpm-runtime --metrics-address`) could not listen on its address (in use, not an address of this machine).' },
-  XPM_ERR_KILL_INCOMPLETE: { exit: 1, summary: '`xpm kill` could not end everything: the daemon or a process carrying the home\'s tree tag still runs (the message names the pids).' }
+  XPM_ERR_KILL_INCOMPLETE: { exit: 1, summary: '`xpm kill` could not end everything: the daemon or a process carrying the home\'s tree tag still runs (the message names the pids).' },
+  XPM_ERR_WEB_LISTEN: { exit: 1, summary: '`xpm web` could not listen on its address (the port is in use, or the host is not an address of this machine).' },
+  XPM_ERR_WEB_FORBIDDEN: { exit: 1, summary: '`xpm web` refused a request: no or a wrong token, a `Host` that is not the bound address, or a cross-site POST (Origin, Sec-Fetch-Site, CSRF header).' },
+  XPM_ERR_WEB_READ_ONLY: { exit: 1, summary: '`xpm web --read-only` refuses every action (restart, reload, stop, start).' }
 }
 
 class XpmError extends Error {

@@ -108,3 +108,14 @@ test('the relative-require graph has no cycle', () => {
   const cycles = findCycles(graph)
   assert.deepEqual(cycles, [], `import cycles:\n  ${cycles.map((c) => c.join(' → ')).join('\n  ')}`)
 })
+
+test('the web dashboard (lib/web/) is loaded by `xpm web` only, and its page (lib/web/public/) by the browser only', () => {
+  const offending = []
+  for (const [file, edges] of graph) {
+    for (const e of edges) {
+      if (e.to?.startsWith('lib/web/public/')) offending.push(`${file} → ${e.to} (browser code)`)
+      else if (e.to?.startsWith('lib/web/') && !file.startsWith('lib/web/') && file !== 'lib/cli/commands/web.js') offending.push(`${file} → ${e.to}`)
+    }
+  }
+  assert.deepEqual(offending, [], `only lib/cli/commands/web.js may load the web server:\n  ${offending.join('\n  ')}`)
+})

@@ -37,7 +37,6 @@ const NOTICES = {
   open: { exit: 1, text: 'PM2 Plus (Keymetrics) is not supported; `xpm monit` is the dashboard' },
   monitor: { exit: 1, text: 'PM2 Plus (Keymetrics) is not supported; every app is watched by `xpm monit` already' },
   unmonitor: { exit: 0, text: 'PM2 Plus (Keymetrics) is not supported; nothing to stop monitoring' },
-  web: { exit: 1, text: 'xpm has no HTTP API; `xpm jlist` (or `xpm jlist --pm2`) prints the process list as JSON' },
   pull: { exit: 1, text: 'xpm does not pull code; update the checkout yourself, then `xpm reload <app>`' },
   forward: { exit: 1, text: 'xpm does not move apps between git commits; check out the commit, then `xpm reload <app>`' },
   backward: { exit: 1, text: 'xpm does not move apps between git commits; check out the commit, then `xpm reload <app>`' },

@@ -1,0 +1,300 @@
+// The xpm web page: the live process table (server-sent events from /api/events), the selected
+// process's charts (uPlot), live log (/api/logs), restart journal (/api/why) and actions
+// (POST /api/action, answered line by line). No framework: the table is table.js, the charts
+// charts.js, the log log-panel.js.
+/* global requestAnimationFrame, EventSource */
+(function () {
+  'use strict'
+  const { formatBytes, formatDuration, formatUptime } = window.xpmQuantity
+  const $ = (id) => document.getElementById(id)
+  let charts = null // made once the page's layout is known (their width)
+  const logs = new window.XpmLogPanel.LogPanel({ box: $('logs'), note: $('log-note'), pause: $('pause'), filter: $('log-filter') })
+
+  const state = {
+    session: null,
+    col: null, // column name → index in a row array
+    rows: new Map(), // id → row array
+    at: 0, // the server time of the last frame
+    receivedAt: 0,
+    sort: { key: 'id', desc: false },
+    filter: '',
+    selectedId: null,
+    selectedApp: null,
+    lastRestarts: null
+  }
+
+  const v = (row, name) => row[state.col[name]]
+  const shownStatus = (row) => v(row, 'status') === 'online' && v(row, 'ready') === false ? 'not ready' : String(v(row, 'status') ?? '-')
+  // uptime as of now: the frame's figure plus the time since it arrived
+  const uptimeOf = (row) => {
+    const up = v(row, 'uptime')
+    return typeof up === 'number' && v(row, 'status') === 'online' ? up + (Date.now() - state.receivedAt) : up
+  }
+  const cpuText = (cpu) => typeof cpu === 'number' ? `${cpu.toFixed(cpu < 10 ? 1 : 0)}%` : '-'
+
+  const COLUMNS = [
+    { key: 'id', label: 'id', num: true, text: (r) => String(v(r, 'id')) },
+    { key: 'name', label: 'name', text: (r) => (v(r, 'namespace') && v(r, 'namespace') !== 'default' ? `${v(r, 'namespace')}/` : '') + v(r, 'name') + (v(r, 'instance') != null ? ` [${v(r, 'instance')}]` : '') },
+    { key: 'mode', label: 'mode', text: (r) => String(v(r, 'mode') ?? '-') },
+    { key: 'status', label: 'status', text: shownStatus, cls: (r) => 'st-' + shownStatus(r).replace(/\s+/g, '-') },
+    { key: 'ready', label: 'ready', text: (r) => v(r, 'ready') === true ? 'yes' : v(r, 'ready') === false ? 'no' : '-' },
+    { key: 'restarts', label: '↺', num: true, text: (r) => String(v(r, 'restarts') ?? 0) },
+    { key: 'uptime', label: 'uptime', num: true, text: (r) => formatUptime(uptimeOf(r)) },
+    { key: 'cpu', label: 'cpu', num: true, text: (r) => cpuText(v(r, 'cpu')) },
+    { key: 'memory', label: 'memory', num: true, text: (r) => formatBytes(v(r, 'memory')) },
+    { key: 'heapUsed', label: 'heap', num: true, text: (r) => formatBytes(v(r, 'heapUsed')) },
+    { key: 'elP99', label: 'loop p99', num: true, text: (r) => formatDuration(v(r, 'elP99')) }
+  ]
+
+  const table = new window.XpmTable.VirtualTable({
+    viewport: $('viewport'), sizer: $('sizer'), rows: $('rows'), columns: COLUMNS, onSelect: select
+  })
+
+  // ---- header, sorting, filter -------------------------------------------------------------
+  for (const c of COLUMNS) {
+    const span = document.createElement('span')
+    span.textContent = c.label
+    span.dataset.key = c.key
+    if (c.num) span.className = 'num'
+    span.title = `sort by ${c.key}`
+    $('thead').appendChild(span)
+  }
+  $('thead').addEventListener('click', (e) => {
+    const key = e.target.dataset?.key
+    if (!key) return
+    state.sort = { key, desc: state.sort.key === key ? !state.sort.desc : ['cpu', 'memory', 'heapUsed', 'elP99', 'restarts', 'uptime'].includes(key) }
+    refreshView()
+  })
+  let filterTimer = null
+  $('filter').addEventListener('input', () => {
+    clearTimeout(filterTimer)
+    filterTimer = setTimeout(() => { state.filter = $('filter').value.trim().toLowerCase(); refreshView() }, 120)
+  })
+
+  function compare (a, b) {
+    const key = state.sort.key
+    let x = key === 'status' ? shownStatus(a) : v(a, key)
+    let y = key === 'status' ? shownStatus(b) : v(b, key)
+    if (x == null) x = typeof y === 'string' ? '' : -Infinity
+    if (y == null) y = typeof x === 'string' ? '' : -Infinity
+    const order = typeof x === 'string' || typeof y === 'string' ? String(x).localeCompare(String(y)) : x - y
+    return (state.sort.desc ? -order : order) || v(a, 'id') - v(b, 'id')
+  }
+
+  function matches (row) {
+    if (!state.filter) return true
+    const hay = `${v(row, 'id')} ${v(row, 'name')} ${v(row, 'namespace') ?? ''} ${shownStatus(row)} ${v(row, 'mode') ?? ''}`.toLowerCase()
+    return state.filter.split(/\s+/).every((word) => hay.includes(word))
+  }
+
+  let viewQueued = false
+  function refreshView () {
+    if (viewQueued) return
+    viewQueued = true
+    requestAnimationFrame(() => {
+      viewQueued = false
+      const list = []
+      for (const row of state.rows.values()) if (matches(row)) list.push(row)
+      list.sort(compare)
+      table.setList(list)
+      for (const span of $('thead').children) {
+        span.classList.toggle('sorted', span.dataset.key === state.sort.key)
+        span.classList.toggle('desc', span.dataset.key === state.sort.key && state.sort.desc)
+      }
+      summary(list.length)
+    })
+  }
+
+  function summary (shown) {
+    let online = 0
+    let cpu = 0
+    let memory = 0
+    for (const row of state.rows.values()) {
+      if (v(row, 'status') === 'online') online++
+      cpu += v(row, 'cpu') || 0
+      memory += v(row, 'memory') || 0
+    }
+    const total = state.rows.size
+    $('summary').textContent = `${total} process${total === 1 ? '' : 'es'}, ${online} online · cpu ${cpuText(cpu)} · memory ${formatBytes(memory)}` +
+      (shown !== total ? ` · ${shown} shown` : '')
+  }
+
+  // ---- live table ----------------------------------------------------------------------------
+  // One stream per page (browsers allow six connections per address over HTTP/1.1, so a second
+  // one would cap a dashboard at three tabs): the table, and the log of the selected app. A new
+  // app reopens it, a moment after the selection settles.
+  let source = null
+  let reopenTimer = null
+  function reopenEvents () {
+    clearTimeout(reopenTimer)
+    reopenTimer = setTimeout(connectEvents, source ? 200 : 0)
+  }
+
+  function connectEvents () {
+    if (source) source.close()
+    source = new EventSource(state.selectedApp === null ? '/api/events' : `/api/events?logs=${encodeURIComponent(state.selectedApp)}`)
+    const app = state.selectedApp
+    source.addEventListener('lines', (e) => logs.onBatch(JSON.parse(e.data), app))
+    source.addEventListener('failed', (e) => logs.failed(JSON.parse(e.data).message))
+    source.addEventListener('open', () => setConn(true))
+    source.addEventListener('error', () => setConn(false))
+    source.addEventListener('gone', (e) => setConn(false, JSON.parse(e.data).message))
+    source.addEventListener('full', (e) => {
+      const frame = JSON.parse(e.data)
+      state.col = Object.fromEntries(frame.columns.map((name, i) => [name, i]))
+      state.rows = new Map(frame.rows.map((r) => [r[0], r]))
+      state.at = frame.at
+      state.receivedAt = Date.now()
+      if (state.selectedId === null && frame.rows.length) select(Math.min(...frame.rows.map((r) => r[0])))
+      else if (state.selectedId !== null) loadHistory(state.selectedId)
+      refreshView()
+    })
+    source.addEventListener('diff', (e) => {
+      if (!state.col) return
+      const frame = JSON.parse(e.data)
+      for (const row of frame.rows) state.rows.set(row[0], row)
+      for (const id of frame.removed) state.rows.delete(id)
+      state.at = frame.at
+      state.receivedAt = Date.now()
+      const sel = state.rows.get(state.selectedId)
+      if (sel) {
+        charts.add({ at: frame.at, cpu: v(sel, 'cpu'), memory: v(sel, 'memory'), heapUsed: v(sel, 'heapUsed'), elP99: v(sel, 'elP99') })
+        const restarts = v(sel, 'restarts')
+        if (state.lastRestarts !== null && restarts !== state.lastRestarts) loadJournal()
+        state.lastRestarts = restarts
+        $('sel-title').textContent = titleOf(sel)
+      }
+      refreshView()
+    })
+  }
+
+  function setConn (up, message) {
+    $('conn').textContent = up ? 'live' : message || 'reconnecting…'
+    $('conn').classList.toggle('down', !up)
+  }
+
+  // ---- selection, keyboard -------------------------------------------------------------------
+  function titleOf (row) {
+    return `${v(row, 'name')}${v(row, 'instance') != null ? ` [${v(row, 'instance')}]` : ''} · id ${v(row, 'id')} · pid ${v(row, 'pid') ?? '-'} · ${shownStatus(row)}`
+  }
+
+  function select (id) {
+    const row = state.rows.get(id)
+    if (!row) return
+    const appChanged = v(row, 'name') !== state.selectedApp
+    state.selectedId = id
+    state.selectedApp = v(row, 'name')
+    state.lastRestarts = v(row, 'restarts')
+    table.select(id)
+    $('sel-title').textContent = titleOf(row)
+    $('inst-label').textContent = `process ${id}`
+    loadHistory(id)
+    if (appChanged) {
+      logs.clear()
+      reopenEvents()
+      loadJournal()
+    }
+  }
+
+  $('viewport').addEventListener('keydown', (e) => {
+    if (!['ArrowDown', 'ArrowUp', 'j', 'k'].includes(e.key)) return
+    e.preventDefault()
+    const list = table.list
+    const i = list.findIndex((r) => r[0] === state.selectedId)
+    const next = list[Math.max(0, Math.min(list.length - 1, i + (e.key === 'ArrowDown' || e.key === 'j' ? 1 : -1)))]
+    if (next) {
+      select(next[0])
+      table.reveal(next[0])
+    }
+  })
+
+  async function loadHistory (id) {
+    const res = await fetch(`/api/history?id=${id}`)
+    if (!res.ok || id !== state.selectedId) return
+    charts.load(await res.json())
+  }
+
+  // ---- journal -------------------------------------------------------------------------------
+  let journalSeq = 0
+  async function loadJournal () {
+    const app = state.selectedApp
+    const seq = ++journalSeq
+    const res = await fetch(`/api/why?target=${encodeURIComponent(app)}`)
+    if (seq !== journalSeq) return
+    const body = await res.json()
+    $('journal').textContent = res.ok ? body.text : body.error?.message
+  }
+
+  // ---- actions -------------------------------------------------------------------------------
+  function out (text, cls) {
+    const line = document.createElement('div')
+    if (cls) line.className = cls
+    line.textContent = text
+    $('action-output').appendChild(line)
+    $('action-output').scrollTop = $('action-output').scrollHeight
+  }
+
+  async function act (action, target) {
+    const buttons = document.querySelectorAll('#actions button')
+    for (const b of buttons) b.disabled = true
+    out(`$ xpm ${action} ${target}`)
+    try {
+      const res = await fetch('/api/action', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-xpm-csrf': state.session.csrf },
+        body: JSON.stringify({ action, target })
+      })
+      if (!res.ok) {
+        const body = await res.json().catch(() => ({}))
+        out(`xpm: ${body.error?.message || res.statusText}${body.error?.code ? ` [${body.error.code}]` : ''}`, 'fail')
+        return
+      }
+      const reader = res.body.getReader()
+      const decoder = new TextDecoder()
+      let buffered = ''
+      for (;;) {
+        const { value, done } = await reader.read()
+        if (done) break
+        buffered += decoder.decode(value, { stream: true })
+        let nl
+        while ((nl = buffered.indexOf('\n')) !== -1) {
+          const msg = JSON.parse(buffered.slice(0, nl))
+          buffered = buffered.slice(nl + 1)
+          if (msg.type === 'step') out(msg.text)
+          else if (msg.type === 'done') out(msg.ok ? msg.message : `xpm: ${msg.message} [${msg.code}]`, msg.ok ? 'ok' : 'fail')
+        }
+      }
+    } catch (err) {
+      out(`xpm web: ${err.message}`, 'fail')
+    } finally {
+      for (const b of buttons) b.disabled = state.session.readOnly
+      loadJournal()
+    }
+  }
+
+  $('actions').addEventListener('click', (e) => {
+    const b = e.target.closest('button')
+    if (!b || state.selectedId === null) return
+    act(b.dataset.action, b.dataset.scope === 'app' ? state.selectedApp : state.selectedId)
+  })
+
+  // ---- start ---------------------------------------------------------------------------------
+  async function start () {
+    const res = await fetch('/api/session')
+    state.session = await res.json()
+    if (state.session.readOnly) {
+      $('read-only').hidden = false
+      for (const b of document.querySelectorAll('#actions button')) {
+        b.disabled = true
+        b.title = 'xpm web runs with --read-only'
+      }
+    }
+    charts = new window.XpmCharts.Charts()
+    connectEvents()
+    // uptimes tick between frames without a server round trip
+    setInterval(() => { if (!document.hidden) table.schedule() }, 1000)
+  }
+
+  window.xpmWeb = { state, get charts () { return charts }, select, act }
+  start()
+})()
