@@ -206,3 +206,20 @@ test('save while a depends_on dependent waits saves it as wanted online', { time
   fs.writeFileSync(gate, '')
   assert.equal((await starting).code, 0)
 })
+
+test('a crash recovery that is still ending the old processes when xpm kill arrives starts nothing: nothing runs after kill', { timeout: 120000 }, async (t) => {
+  const h = createHome(t)
+  const { homePids } = require('../helpers/procs')
+  // the old copy of slow takes 3 s to exit, so the next daemon is still recovering when kill comes
+  const slow = await h.run(['start', fixture('slow-exit.js'), '--name', 'slow', '--kill-timeout', '8000'], { env: { EXIT_DELAY_MS: '3000' } })
+  assert.equal(slow.code, 0, slow.stderr)
+  const sh = await h.run(['start', fixture('tiny-sleeper.sh'), '--name', 'sh'])
+  assert.equal(sh.code, 0, sh.stderr)
+  await crashDaemon(h)
+  const ping = await h.run(['ping'])
+  assert.equal(ping.code, 0, ping.stderr)
+  const killed = await h.run(['kill'], { timeout: 60000 })
+  assert.equal(killed.code, 0, killed.stdout + killed.stderr)
+  await waitFor(() => homePids(h.home).length === 0, { timeout: 20000, message: 'no process of this home' })
+    .catch((err) => { throw new Error(`${err.message}: ${homePids(h.home).join(', ')}`) })
+})
