@@ -46,7 +46,7 @@ test('apply: a new DB_URL read by the file is a change; a shell without OLDPWD i
   const second = shell({ DB_URL: 'postgres://two', OLDPWD: undefined })
   res = await apply(second, '--dry-run')
   assert.equal(res.code, 3, res.stdout)
-  assert.match(res.stdout, /reload +api +changed: env\.DB_URL/)
+  assert.match(res.stdout, /reload[ │]+api[ │]+changed: env\.DB_URL/)
   res = await apply(second)
   assert.equal(res.code, 0, res.stdout + res.stderr)
   assert.equal((await httpGet(port)).json.env.DB_URL, 'postgres://two')

@@ -37,7 +37,9 @@ const { specFor, daemonClient, quietList, rows, trackingProblems, outcomeOf } = 
 const REGRESSION_SEEDS = [
   // start's async path check let a stop sent after it on the same connection overtake it
   // (fixed: daemon/methods.js hands commands to the model in the order they were sent)
-  1585157951, 735790577, 169166804
+  1585157951, 735790577, 169166804,
+  // the final kill was merged into a daemon-crash batch and never sent (a fault of the schedule)
+  992567538
 ]
 
 const RANDOM_RUNS = Number(process.env.XPM_TEST_SEED_RUNS || 3)
@@ -93,7 +95,8 @@ function schedule (seed) {
     count += size
   }
   // kill once, at the end: alone, or sent right behind a few other commands
-  const last = rand() < 0.5 ? batches.pop() : []
+  const special = ['crash', 'update'].includes(batches[batches.length - 1][0].op) // stays alone
+  const last = rand() < 0.5 && !special ? batches.pop() : []
   batches.push([...last, { op: 'kill' }])
   return batches
 }

@@ -80,7 +80,7 @@ test('depends_on: a failed job leaves its dependent unstarted; /readyz says 503 
 
   const why = await h.run(['why', 'web'])
   assert.equal(why.code, 0, why.stderr)
-  assert.match(why.stdout, /web\[0\]\s+not started: it depends on migrate, and the job exited with code 4/)
+  assert.match(why.stdout, /web\[0\][\s│]+not started: it depends on migrate, and the job exited with code 4/)
   const show = await h.run(['show', 'web'])
   assert.match(show.stdout, /last event\s.*not started: it depends on migrate/)
   const log = fs.readFileSync(path.join(h.home, 'daemon.log'), 'utf8')
@@ -106,7 +106,7 @@ test('depends_on: a crash-looping dependency fails the dependent\'s start with t
   assert.doesNotMatch(res.stderr, /still working/)
   assert.match(res.stderr, /web was not started: it depends on db, and it was not ready 2 s after its start \(db\[0\].*(waiting restart|launching)/)
   // the crash-looping app itself: still retried, and the command says so and how to stop it
-  assert.match(res.stderr, /db\[0\] is waiting restart: xpm keeps restarting it \(with backoff\) until it stays up or turns errored; stop with `xpm stop db`/)
+  assert.match(res.stderr, /db\[0\] is being retried: xpm keeps restarting it \(with backoff\) until it stays up or turns errored; stop with `xpm stop db`/)
   const why = await h.run(['why', 'web'])
   assert.match(why.stdout, /not started: it depends on db/)
   await h.run(['delete', 'all'])
