@@ -5,7 +5,9 @@ const http = require('node:http')
 // Fires GET requests at 127.0.0.1:port from `concurrency` loops until stop() is called.
 // keepAlive false: a new connection per request; true: each loop reuses one keep-alive socket.
 // Counts successes and failures (connection errors, resets, non-200 answers) and the pids seen.
-function startLoad (port, { concurrency = 4, keepAlive = false, path = '/', timeout = 10000 } = {}) {
+// Bounded whatever happens: the loops stop by themselves after maxMs or maxRequests (a test that
+// failed before its stop() must not leave a load running that keeps the test file alive).
+function startLoad (port, { concurrency = 4, keepAlive = false, path = '/', timeout = 10000, maxMs = 120000, maxRequests = 200000 } = {}) {
   const agent = new http.Agent({ keepAlive, maxSockets: concurrency })
   const stats = { ok: 0, failed: 0, errors: {}, pids: new Set(), versions: new Set() }
   const state = { running: true }
@@ -34,9 +36,12 @@ function startLoad (port, { concurrency = 4, keepAlive = false, path = '/', time
     stats.failed++
     stats.errors[why] = (stats.errors[why] || 0) + 1
   }
+  const deadline = Date.now() + maxMs
+  let sent = 0
   const loops = Array.from({ length: concurrency }, async () => {
-    while (state.running) await once()
+    while (state.running && Date.now() < deadline && sent++ < maxRequests) await once()
   })
+  Promise.all(loops).then(() => agent.destroy())
   return {
     stats,
     async stop () {
