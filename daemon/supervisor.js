@@ -96,7 +96,17 @@ class Supervisor extends EventEmitter {
   // Runs fn(app, itsInstances) for every app the target names, all apps at once. With
   // onProgress, first tells the client how long the command should take (see announce()).
   // ordered: dependents before the apps they depend on (a stop, a delete: depends_on).
-  eachApp (target, fn, { onProgress = null, stop = false, start = false, ordered = false } = {}) {
+  // A target that names an app being deleted: the command comes after that delete, so it waits
+  // for it and applies to what the name means then (an app started anew meanwhile: the last word
+  // wins), or fails as not found. Otherwise the command reaches the apps in this tick.
+  eachApp (target, fn, options = {}) {
+    this.refuseWhenClosing()
+    const deleting = [...new Set(this.resolve(target).map((i) => i.app))].filter((app) => app.deleting && !app.deleted)
+    if (!deleting.length) return this.eachAppNow(target, fn, options)
+    return Promise.all(deleting.map((app) => app.lane.idle())).then(() => this.eachAppNow(target, fn, options))
+  }
+
+  eachAppNow (target, fn, { onProgress = null, stop = false, start = false, ordered = false } = {}) {
     this.refuseWhenClosing()
     const byApp = new Map()
     for (const inst of this.resolve(target)) {

@@ -39,7 +39,11 @@ const REGRESSION_SEEDS = [
   // (fixed: daemon/methods.js hands commands to the model in the order they were sent)
   1585157951, 735790577, 169166804,
   // the final kill was merged into a daemon-crash batch and never sent (a fault of the schedule)
-  992567538
+  992567538,
+  // delete, start, stop of one app in one batch: the stop resolved to the app being deleted and
+  // failed "not found" (fixed: a command naming an app being deleted waits for the delete and
+  // applies to the app started anew, daemon/supervisor.js eachApp)
+  663823156
 ]
 
 const RANDOM_RUNS = Number(process.env.XPM_TEST_SEED_RUNS || 3)

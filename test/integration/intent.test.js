@@ -113,14 +113,14 @@ test('scale down: removed instances stay listed until their processes exit; scal
   assert.equal(during.length, 3, `removed instances still listed while they stop: ${statuses(during)}`)
   assert.ok(during.filter((p) => p.status === 'stopping').every((p) => p.pid > 0 && isAlive(p.pid)))
   await scaling
-  assert.deepEqual(statuses(await quiet(h)), ['w[0]:online'])
+  assert.deepEqual(statuses(await quiet(h)), ['w[2]:online'], 'as PM2, a scale-down keeps the newest')
 
   // indexes 0 and 2 (1 deleted): `scale w 2` has 2 already
   await c.request('scale', { target: 'w', change: '3' }, { timeout: 60000 })
   const second = (await quiet(h)).find((p) => p.instance === 1)
   await c.request('delete', { target: String(second.id) }, { timeout: 60000 })
   const before = await quiet(h)
-  assert.deepEqual(before.map((p) => p.instance), [0, 2])
+  assert.deepEqual(before.map((p) => p.instance).sort(), [0, 2])
   const same = await c.request('scale', { target: 'w', change: '2' }, { timeout: 60000 })
   assert.deepEqual([same.added, same.removed], [[], []])
   const after = await quiet(h)

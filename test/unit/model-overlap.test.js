@@ -148,3 +148,17 @@ test('a process not ready in time is not left online: stopped, and its exit coun
   assert.deepEqual(statuses(sup), ['api[0]:stopped'])
   assert.equal(sup.list()[0].lastExit.reason, 'not ready in time')
 })
+
+test('delete, start, stop of one app sent together: the stop applies to the app started anew (the last word wins), not "not found"', async () => {
+  const { sup } = setup()
+  await sup.start([fakeSpec('web')])
+  const deleting = sup.delete('web')
+  const starting = sup.start([fakeSpec('web')])
+  const stopping = sup.stop('web')
+  await deleting
+  const [started] = await starting
+  assert.ok(['cancelled', 'started'].includes(started.action), started.action)
+  assert.deepEqual((await stopping).ids.length, 1)
+  assert.deepEqual(statuses(sup), ['web[0]:stopped'])
+  assert.equal(sup.list()[0].wanted, false)
+})
