@@ -168,10 +168,11 @@ describe('agent figures', { concurrency: true }, () => {
 
     const show = await h.run(['show', 'blocked'])
     assert.equal(show.code, 0, show.stderr)
+    // `show` draws a two-column table: │ label │ value │
     const field = (label) => {
-      const line = show.stdout.split('\n').find((l) => l.startsWith(label + ' '))
-      assert.ok(line, `a "${label}" line in:\n${show.stdout}`)
-      return line.slice(label.length).trim()
+      const cells = show.stdout.split('\n').map((l) => l.split('│').map((c) => c.trim())).find((c) => c[1] === label)
+      assert.ok(cells, `a "${label}" line in:\n${show.stdout}`)
+      return cells[2]
     }
     assert.match(field('heap'), /^\d+(\.\d+)? [KMG]B \/ \d+(\.\d+)? [KMG]B$/)
     const delay = field('loop delay').match(/^p50 ([\d.]+) ms {2}p95 ([\d.]+) ms {2}p99 ([\d.]+) ms/)
@@ -219,7 +220,7 @@ describe('OS sampling without the agent', { concurrency: true }, () => {
 
     const show = await h.run(['show', 'quiet'])
     assert.equal(show.code, 0, show.stderr)
-    assert.doesNotMatch(show.stdout, /^(heap|loop delay|loop utilization) /m)
+    assert.doesNotMatch(show.stdout, /^│ (heap|loop delay|loop utilization) /m)
     assert.match(show.stdout, /^│ memory +│ \d+(\.\d+)? [KMG]B +│$/m)
     assert.equal(p.metrics, null, `no agent figures: ${JSON.stringify(p.metrics)}`)
   })
