@@ -121,7 +121,7 @@ function buildProgram (argv = []) {
     .option('--err', 'only standard error')
     .option('--raw', 'lines without the id|name| prefix')
     .option('--json', 'one JSON object per line')
-    .option('--format', 'key=value lines: timestamp= app= id= type= message=')
+    .option('--format', 'key=value lines: app= id= type= message= (timestamp= first with --timestamp)')
     .option('--timestamp [format]', 'prefix each line with its time (default format YYYY-MM-DD-HH:mm:ss)')
     .option('--highlight [text]', 'highlight this text (on a terminal)')
     .option('--nostream', 'print the past lines and exit')
