@@ -48,7 +48,7 @@ const OPTIONS = [
   { key: 'env_file', target: null, type: 'path', flag: '--env-file <file>', description: 'A dotenv file whose variables are merged over env (xpm)' },
   { key: 'filter_env', target: null, type: 'filterEnv', description: 'true: the app gets none of the CLI\'s environment, only its own env; a prefix or a list of prefixes: leave out the CLI\'s variables whose names start with one' },
   { key: 'append_env_to_name', target: null, type: 'boolean', description: 'With `--env <name>`, the app is called `<name>-<env name>`' },
-  { key: 'instance_var', target: 'instanceVar', type: 'envName', default: 'NODE_APP_INSTANCE', description: 'Name of the variable that holds the instance number (0 … N-1)' },
+  { key: 'instance_var', target: 'instanceVar', type: 'envName', default: 'NODE_APP_INSTANCE', description: 'Name of the variable that holds the instance number (0 … N-1): any name the environment can hold, such as "newonlyfans-backend"' },
   { key: 'increment_var', target: 'incrementVar', type: 'envName', default: null, nullable: true, description: 'A variable that grows by one per instance, from its value in env (or port): PORT 4000 gives 4000, 4001, 4002' },
   { key: 'port', target: null, type: 'port', description: 'Sets PORT in the environment (env_<name> may still override it)' },
   // Restarts

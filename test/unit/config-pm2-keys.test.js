@@ -29,7 +29,11 @@ test('instance_var renames NODE_APP_INSTANCE; increment_var counts up from the a
   assert.deepEqual([0, 1, 2].map((i) => instanceEnv(spec, i).PORT), ['4000', '4001', '4002'])
   assert.deepEqual([0, 1].map((i) => instanceEnv(app({ increment_var: 'PORT', port: 5000 }), i).PORT), ['5000', '5001'])
   assert.deepEqual([0, 1].map((i) => instanceEnv(app({ increment_var: 'SLOT' }), i).SLOT), ['0', '1'], 'from 0 when the env does not set it')
-  assert.throws(() => app({ instance_var: 'NOT VALID' }), { code: 'XPM_ERR_CONFIG_INVALID', message: /`instance_var`/ })
+  assert.deepEqual(instanceEnv(app({ instance_var: 'newonlyfans-backend' }), 1), { 'newonlyfans-backend': '1' }, 'any name the environment can hold, as PM2')
+  assert.deepEqual(instanceEnv(app({ instance_var: 'NOT VALID' }), 0), { 'NOT VALID': '0' })
+  for (const bad of ['A=B', '', 'a\0b']) {
+    assert.throws(() => app({ instance_var: bad }), { code: 'XPM_ERR_CONFIG_INVALID', message: /`instance_var`/ }, bad)
+  }
 })
 
 test('names: name_prefix, append_env_to_name; namespace defaults to "default"', async () => {
@@ -236,7 +240,7 @@ test('the daemon completes a spec of an earlier xpm with the table\'s defaults, 
   for (const key of ['namespace', 'instanceVar', 'autostart', 'treekill', 'uid', 'gid', 'pidFile']) delete spec[key]
   validateSpec(spec)
   assert.deepEqual([spec.namespace, spec.instanceVar, spec.autostart, spec.treekill, spec.uid, spec.pidFile], ['default', 'NODE_APP_INSTANCE', true, true, null, null])
-  const bad = { ...spec, instanceVar: '1 2', pidFile: 'relative.pid', namespace: 'all', killRetryTime: 5 }
+  const bad = { ...spec, instanceVar: 'A=B', pidFile: 'relative.pid', namespace: 'all', killRetryTime: 5 }
   const problems = checkSpec(bad)
   for (const field of ['instanceVar', 'pidFile', 'namespace', 'killRetryTime']) assert.ok(problems.some((p) => p.startsWith(field)), field)
 })
