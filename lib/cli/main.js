@@ -52,7 +52,7 @@ function buildProgram (argv = []) {
   const specOptions = (cmd, json) => addChangeOptions(cmd)
     .option('--only <names>', 'with an ecosystem file: only these apps (comma-separated)')
     .option('--env <name>', 'with an ecosystem file: merge env_<name> over env')
-    .option('--update-env', 'give the new processes the CLI\'s current environment')
+    .option('-a, --update-env', 'give the new processes the CLI\'s current environment')
     .option('--json', json)
   specOptions(program.command(`restart ${TARGETS}`), 'print the result as JSON')
     .description(`stop then start ${WHAT} (an ecosystem file also starts its apps that are not running)`)
@@ -149,10 +149,14 @@ function buildProgram (argv = []) {
     .action(action(lazy('update', 'update'), { autoStart: false }))
   program.command('startup [platform]').description('print a systemd unit that runs the daemon at boot and restores the saved apps (platform: systemd, the only one)')
     .option('--install', 'write the unit and enable it with systemctl')
-    .option('--user', 'a systemd user unit (~/.config/systemd/user) instead of a system one')
+    .option('-u, --user [name]', 'alone: a systemd user unit (~/.config/systemd/user) instead of a system one; with a name (PM2\'s -u): a system unit that runs the daemon as that user')
+    .option('--hp <home>', 'with -u <name>: that user\'s home folder (PM2\'s --hp)')
+    .option('--service-name <name>', 'the unit\'s name (default xpm-<user>, or xpm for a user unit)')
+    .option('--wait-ip', 'start once the network is online (network-online.target)')
     .action(action(withPlatform('startup')))
   program.command('unstartup [platform]').description('disable and remove the unit written by `xpm startup --install`')
-    .option('--user', 'the systemd user unit')
+    .option('-u, --user [name]', 'alone: the systemd user unit; with a name: the system unit of that user')
+    .option('--service-name <name>', 'the unit\'s name, as given to startup')
     .action(action(withPlatform('unstartup')))
 
   program.command('ecosystem [mode]').alias('init')
@@ -216,6 +220,15 @@ function parseCount (value) {
   return n
 }
 
+// PM2 accepts each of its flags on every command: one given to a command that has no use for
+// it is dropped with a notice (lib/cli/pm2-flags.js), not refused as unknown.
+function withoutForeignPm2Flags (argv, program, word) {
+  const command = program.commands.find((c) => c.name() === word || c.aliases().includes(word))
+  if (!command || command._allowUnknownOption) return argv
+  const { stripForeignFlags } = require('./pm2-flags')
+  return stripForeignFlags(argv, command, program, { notice: (line) => process.stderr.write(`[xpm] notice: ${line}\n`) })
+}
+
 // The command word: the first argument that is not a global option.
 function commandWord (argv) {
   return argv.slice(2).find((a) => !a.startsWith('-'))
@@ -250,6 +263,7 @@ async function main (argv) {
   const program = buildProgram(argv)
   const start = program.commands.find((c) => c.name() === 'start')
   start.scriptArgs = scriptArgs
+  argv = withoutForeignPm2Flags(argv, program, word)
   if (word === undefined && !argv.slice(2).some((a) => ['-v', '--version', '-h', '--help'].includes(a))) {
     // no command: the usage, and a failure status (as PM2), so `xpm $CMD` with an empty CMD fails
     program.outputHelp({ error: true })

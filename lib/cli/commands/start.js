@@ -9,9 +9,11 @@ const { printJson, say, showList, output } = require('../run')
 // standard input), and apps the daemon knows (name, id, namespace, regex), several at once: each
 // script is an app of its own, as in PM2. Without a target: ecosystem.config.js of this folder.
 async function start (ctx) {
-  const [given = [], opts, command] = ctx.args
+  const [given = [], rawOpts, command] = ctx.args
   const scriptArgs = command.scriptArgs ?? []
+  const opts = pm2Flags(rawOpts)
   const targets = given.length ? given : [defaultEcosystem()]
+  if (opts.daemon === false && await foreground(targets, opts, scriptArgs)) return
   const { resolveStart } = require('../../config')
   const specs = []
   const names = []
@@ -74,6 +76,10 @@ async function start (ctx) {
     if (finished.length) say(`[xpm] finished with exit code 0 before it was ready (autorestart off): id ${finished.join(', ')}\n`)
     await showList(client)
   }
+  if (opts.attach && !failures.length) {
+    // PM2's --attach: follow what was just started, until Ctrl-C
+    return require('./logs').logs({ ...ctx, args: [[...names, ...specs.map((s) => s.name)], { lines: 0 }] })
+  }
   if (failures.length) {
     const first = failures[0]
     if (first.stderr?.length) process.stderr.write(`[xpm] last lines of ${first.name}[${first.instance}] on stderr:\n${first.stderr.map((l) => '  ' + l).join('\n')}\n`)
@@ -81,6 +87,40 @@ async function start (ctx) {
       `${failures.length} process(es) did not reach online: ${first.message}${first.code === 'XPM_ERR_CANCELLED' ? '' : `; see \`xpm logs ${first.name}\``}`,
       { details: failures })
   }
+}
+
+// PM2's flags as xpm reads them (lib/cli/pm2-flags.js), with their notices on stderr.
+function pm2Flags (opts) {
+  const { applyPm2Flags } = require('../pm2-flags')
+  return applyPm2Flags(opts, { notice: (line) => { if (!output.silent) process.stderr.write(`[xpm] notice: ${line}\n`) } })
+}
+
+// PM2's `start --no-daemon`: with no daemon running, the apps run in the foreground under
+// `xpm-runtime` (the same flags), which this command waits for, passing on SIGINT and SIGTERM
+// and exiting with its status: the container's main process stays this one. With a daemon
+// running, the apps go to it, as PM2 does. Returns whether the runtime ran.
+async function foreground (targets, opts, scriptArgs) {
+  const { connect } = require('../../client')
+  const client = await connect({ autoStart: false }).catch(() => null)
+  if (client) {
+    client.close()
+    process.stderr.write('[xpm] notice: --no-daemon: a daemon already runs; the apps are started in it\n')
+    return false
+  }
+  if (targets.length !== 1) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--no-daemon runs one script or ecosystem file in the foreground; ${targets.length} were given`)
+  const word = process.argv.indexOf('start')
+  const rest = process.argv.slice(word + 1)
+  const flags = rest.slice(0, rest.includes('--') ? rest.indexOf('--') : undefined).filter((a) => a !== '--no-daemon')
+  flags.splice(flags.indexOf(targets[0]), flags.includes(targets[0]) ? 1 : 0)
+  const runtime = path.join(__dirname, '..', '..', '..', 'bin', 'xpm-runtime')
+  const { spawn } = require('node:child_process')
+  const child = spawn(process.execPath, [runtime, targets[0], ...flags, ...(scriptArgs.length ? ['--', ...scriptArgs] : [])], { stdio: 'inherit' })
+  const pass = (signal) => () => child.kill(signal)
+  process.on('SIGINT', pass('SIGINT'))
+  process.on('SIGTERM', pass('SIGTERM'))
+  const [code, signal] = await require('node:events').once(child, 'exit')
+  process.exitCode = code ?? (signal ? 128 + require('node:os').constants.signals[signal] : 1)
+  return true
 }
 
 // PM2's `pm2 start` without a target: the ecosystem file of the current folder.
