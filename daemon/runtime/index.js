@@ -61,7 +61,9 @@ function lineStyle (opts) {
 
 async function run (target, rawOpts, scriptArgs, { initWarning = null } = {}) {
   const { applyPm2Flags } = require('../../lib/cli/pm2-flags')
-  const opts = applyPm2Flags(rawOpts, { notice: (line) => process.stderr.write(`[xpm] notice: ${line}\n`) })
+  const notice = (line) => process.stderr.write(`[xpm] notice: ${line}\n`)
+  for (const line of require('../../lib/config/pm2-env').pm2EnvNotices(process.env)) notice(line)
+  const opts = applyPm2Flags(rawOpts, { notice })
   const style = lineStyle(opts)
   if (style === 'json' && opts.logType === undefined) opts.logType = 'json'
   const delay = opts.delay === undefined ? 0 : Number(opts.delay)

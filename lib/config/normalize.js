@@ -22,7 +22,9 @@ function normalizeApp (raw, { baseDir = process.cwd(), env = process.env, envNam
   const problems = []
   const parsed = parseAppOptions(raw, { app, problems, notices })
   throwProblems(problems)
-  return buildSpec({ ...parsed.values, ...overrides }, parsed.envs, { baseDir, env, envName, scriptArgs, cpus, app, notices })
+  // PM2's PM2_KILL_TIMEOUT & co. (pm2-env.js): defaults under the file's values and the flags
+  const { pm2EnvDefaults } = require('./pm2-env')
+  return buildSpec({ ...pm2EnvDefaults(env), ...parsed.values, ...overrides }, parsed.envs, { baseDir, env, envName, scriptArgs, cpus, app, notices })
 }
 
 // The name an app goes by in messages before it is normalized.

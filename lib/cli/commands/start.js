@@ -90,9 +90,12 @@ async function start (ctx) {
 }
 
 // PM2's flags as xpm reads them (lib/cli/pm2-flags.js), with their notices on stderr.
+// The same for PM2's environment variables xpm does not act on (PM2_DEEP_MONITORING…).
 function pm2Flags (opts) {
   const { applyPm2Flags } = require('../pm2-flags')
-  return applyPm2Flags(opts, { notice: (line) => { if (!output.silent) process.stderr.write(`[xpm] notice: ${line}\n`) } })
+  const notice = (line) => { if (!output.silent) process.stderr.write(`[xpm] notice: ${line}\n`) }
+  for (const line of require('../../config/pm2-env').pm2EnvNotices(process.env)) notice(line)
+  return applyPm2Flags(opts, { notice })
 }
 
 // PM2's `start --no-daemon`: with no daemon running, the apps run in the foreground under
