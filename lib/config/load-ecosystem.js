@@ -38,7 +38,7 @@ async function loadEcosystem (file) {
   else if (ext === '.mjs' || ext === '.mts' || ((ext === '.js' || ext === '.ts') && packageType(file) === 'module')) exported = await importFresh(file)
   else exported = await requireFresh(file)
   const { apps, notices } = appsOf(exported, file)
-  return { file, dir: path.dirname(file), apps, notices }
+  return { file, dir: path.dirname(file), apps, notices, deployEnvs: deployEnvsOf(exported) }
 }
 
 // TypeScript ecosystem files load as Node loads them: with its own type stripping (erasable
@@ -149,6 +149,13 @@ function appsOf (exported, file) {
       { details: { file, apps: apps.length, max: MAX_APPS } })
   }
   return { apps, notices }
+}
+
+// PM2 reads `deploy.<env>.env` with `--env <env>`, under the apps' own env: { env: vars }.
+function deployEnvsOf (exported) {
+  const deploy = isPlainObject(exported) ? exported.deploy : null
+  if (!isPlainObject(deploy)) return {}
+  return Object.fromEntries(Object.entries(deploy).filter(([, target]) => isPlainObject(target?.env)).map(([name, target]) => [name, target.env]))
 }
 
 // One app object at the top of the file: it names a script (or PM2's aliases of it).

@@ -8,7 +8,7 @@ const { homePaths } = require('../paths')
 const { OPTIONS, optionOf } = require('./options')
 const { MAX_INSTANCES } = require('./limits')
 const { processCpus } = require('../cpus')
-const { DEV_NULL } = require('./types')
+const { DEV_NULL, TYPES, INVALID } = require('./types')
 const { parseAppOptions, checkName, throwProblems, checkAppObject } = require('./validate')
 const { resolveScript, isNodeRuntime, normalizeInterpreter, defaultName } = require('./script')
 const { resolveUser, privilegeProblem } = require('./users')
@@ -16,7 +16,8 @@ const { resolveUser, privilegeProblem } = require('./users')
 // Raw app (PM2 keys) -> normalized spec (see CONTEXT "Normalized app spec").
 // overrides: already-parsed values from CLI flags, applied over the file's values.
 // notices: where to push { app, key, message } for what xpm accepts without acting on it.
-function normalizeApp (raw, { baseDir = process.cwd(), env = process.env, envName, overrides = {}, scriptArgs, cpus, label, notices = null } = {}) {
+// deployEnv: the file's `deploy.<envName>.env` (PM2 merges it under the app's env).
+function normalizeApp (raw, { baseDir = process.cwd(), env = process.env, envName, deployEnv = null, overrides = {}, scriptArgs, cpus, label, notices = null } = {}) {
   const app = label ?? appLabel(raw)
   checkAppObject(raw, `app "${app}"`)
   const problems = []
@@ -24,7 +25,7 @@ function normalizeApp (raw, { baseDir = process.cwd(), env = process.env, envNam
   throwProblems(problems)
   // PM2's PM2_KILL_TIMEOUT & co. (pm2-env.js): defaults under the file's values and the flags
   const { pm2EnvDefaults } = require('./pm2-env')
-  return buildSpec({ ...pm2EnvDefaults(env), ...parsed.values, ...overrides }, parsed.envs, { baseDir, env, envName, scriptArgs, cpus, app, notices })
+  return buildSpec({ ...pm2EnvDefaults(env), ...parsed.values, ...overrides }, parsed.envs, { baseDir, env, envName, deployEnv, scriptArgs, cpus, app, notices })
 }
 
 // The name an app goes by in messages before it is normalized.
@@ -42,7 +43,7 @@ function nameOf (raw, { envName, label = appLabel(raw) } = {}) {
   return appName({ ...values, name: values.name ?? label }, { name: label }, envName)
 }
 
-function buildSpec (values, envs, { baseDir, env, envName, scriptArgs, cpus, app, notices = null }) {
+function buildSpec (values, envs, { baseDir, env, envName, deployEnv = null, scriptArgs, cpus, app, notices = null }) {
   const where = ` in app "${app}"`
   const val = (key) => key in values ? values[key] : optionOf(key).default
   const notice = (key, message) => notices?.push({ app, key, message })
@@ -55,6 +56,7 @@ function buildSpec (values, envs, { baseDir, env, envName, scriptArgs, cpus, app
   const name = appName(values, run, envName)
   checkName(name, where)
   const execMode = execModeFor(values, run, where)
+  const instances = values.instances === undefined ? 1 : instanceCount(values.instances, cpus ?? processCpus().count)
   let interpreter = values.interpreter === undefined ? run.interpreter : normalizeInterpreter(values.interpreter)
   if (execMode === 'cluster' && interpreter !== 'node') {
     // a Node binary of the user's: cluster workers are forked by the daemon, on its own Node
@@ -76,14 +78,15 @@ function buildSpec (values, envs, { baseDir, env, envName, scriptArgs, cpus, app
     cwd,
     interpreter,
     nodeArgs: [...run.nodeArgs, ...(values.interpreter === undefined ? run.shebangArgs ?? [] : []), ...val('node_args')],
-    instances: values.instances === undefined ? 1 : instanceCount(values.instances, cpus ?? processCpus().count),
+    instances,
     execMode,
-    env: buildEnv(env, values, envs, envName, cwd, where),
+    env: buildEnv(env, values, envs, envName, cwd, where, deployEnv),
     logs: {
       outFile: noLogs ? DEV_NULL : abs(val('out_file')),
       errorFile: noLogs ? DEV_NULL : abs(val('error_file')),
       logFile: noLogs || !logFile ? null : logFile === true ? path.join(homePaths(env.XPM_HOME).logsDir, `${name}.log`) : abs(logFile),
-      perInstance: !val('merge_logs'),
+      // PM2: a file per instance unless merge_logs, which is on by default for a single fork
+      perInstance: values.merge_logs === undefined ? execMode === 'cluster' || instances > 1 : !values.merge_logs,
       time: val('time'),
       dateFormat: val('log_date_format'),
       json: val('log_type') === 'json',
@@ -169,12 +172,13 @@ function execModeFor (values, run, where) {
 
 // Later sources win: the CLI's environment (less what filter_env leaves out), env, port,
 // env_file, env_<name>.
-function buildEnv (baseEnv, values, envs, envName, cwd, where) {
+function buildEnv (baseEnv, values, envs, envName, cwd, where, deployEnv = null) {
   const filter = values.filter_env
   const inherited = filter === true
     ? {}
     : Array.isArray(filter) && filter.length ? Object.fromEntries(Object.entries(baseEnv).filter(([k]) => !filter.some((p) => k.startsWith(p)))) : baseEnv
-  const env = { ...inherited, ...values.env }
+  const deployed = deployEnv ? TYPES.env.parse(deployEnv) : {}
+  const env = { ...inherited, ...(deployed === INVALID ? {} : deployed), ...values.env }
   if (values.port !== undefined) env.PORT = String(values.port)
   if (values.env_file) Object.assign(env, readEnvFile(path.resolve(cwd, values.env_file), where))
   if (envName && envs[envName]) Object.assign(env, envs[envName])

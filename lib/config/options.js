@@ -84,7 +84,7 @@ const OPTIONS = [
   { key: 'error_file', aliases: ['err_file', 'error', 'err_log', 'err'], target: 'logs.errorFile', type: 'logPath', default: null, nullable: true, flag: '-e, --error <file>', description: 'Standard error log file (default: <XPM_HOME>/logs/<name>-error.log); "/dev/null" or "NULL": none' },
   { key: 'log_file', aliases: ['log'], target: 'logs.logFile', type: 'logFile', default: null, nullable: true, flag: '-l, --log [file]', description: 'Also write both streams to one combined file (true: <XPM_HOME>/logs/<name>.log)' },
   { key: 'disable_logs', target: null, type: 'boolean', flag: '--disable-logs', flagHelp: 'no log files at all (the lines are still shown by `xpm logs` while they are in memory)', description: 'true: no log files at all (the lines are still shown by `xpm logs` while they are in memory)' },
-  { key: 'merge_logs', aliases: ['combine_logs'], target: 'logs.perInstance', type: 'boolean', default: true, flag: '--merge-logs', flagHelp: 'one log file pair for all instances (the default; a file can set merge_logs: false)', description: 'One log file pair for all instances; false: one pair per instance', pm2Default: 'false', pm2: 'Merged by default: one file to read and rotate per app, each line still says which instance wrote it' },
+  { key: 'merge_logs', aliases: ['combine_logs'], target: 'logs.perInstance', type: 'boolean', flag: '--merge-logs', flagHelp: 'one log file pair for all instances (default: one pair per instance in cluster mode or with several instances, as PM2)', description: 'One log file pair for all instances; false: one pair per instance, `<name>-out-<instance>.log` (default: false in cluster mode or with several instances, true for a single fork)' },
   { key: 'log_date_format', target: 'logs.dateFormat', type: 'dateFormat', default: null, nullable: true, flag: '--log-date-format <fmt>', description: 'Format of the line timestamps, e.g. "YYYY-MM-DD HH:mm:ss" (default: ISO 8601)' },
   { key: 'time', target: 'logs.time', type: 'boolean', default: false, flag: '--time', description: 'Prefix every log line with a timestamp' },
   { key: 'log_type', target: 'logs.json', type: 'logType', default: 'raw', flag: '--log-type <type>', description: '"raw" lines or "json" lines {app, instance, pid, stream, time, message}' },
@@ -120,7 +120,7 @@ const OPTIONS = [
 const FILE_KEYS = [
   { key: 'apps', description: 'The apps: an array, or one app object' },
   { key: 'pm2', description: 'Read as apps (older PM2 files)' },
-  { key: 'deploy', notice: 'xpm does not deploy (PM2\'s `pm2 deploy`); ignored — see docs/deploy.md for shipping a release and reloading it', description: 'PM2\'s deploy targets (ssh, git pull, post-deploy hooks)' }
+  { key: 'deploy', notice: 'xpm does not deploy (PM2\'s `pm2 deploy`); ignored, except `deploy.<env>.env`, which `--env <env>` merges under the apps\' env as PM2 does — see docs/deploy.md for shipping a release and reloading it', description: 'PM2\'s deploy targets (ssh, git pull, post-deploy hooks)' }
 ]
 
 // PM2's camelCase spelling of a key: kill_timeout → killTimeout (parts of one letter stay as they are).

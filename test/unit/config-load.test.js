@@ -123,3 +123,17 @@ test('bad shapes and missing files are XPM_ERR_CONFIG_LOAD or UNKNOWN_KEY, one l
     })
   }
 })
+
+test('--env production reads deploy.production.env under the app\'s env and env_production, as PM2', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-deploy-env-'))
+  fs.writeFileSync(path.join(dir, 'env.js'), '')
+  fs.writeFileSync(path.join(dir, 'env-ecosystem.json'), JSON.stringify({
+    apps: [{ name: 'env2', script: './env.js', env: { NODE_ENV: 'production', SHARED: 'app' } }],
+    deploy: { production: { user: 'node', host: '212.83.163.1', ref: 'origin/master', repo: 'git@github.com:repo.git', path: '/var/www/production', env: { TEST_VARIABLE: 'No worries!', SHARED: 'deploy' } } }
+  }))
+  const [spec] = (await resolveStart({ target: path.join(dir, 'env-ecosystem.json'), env, envName: 'production' })).specs
+  assert.deepEqual([spec.env.TEST_VARIABLE, spec.env.SHARED, spec.env.NODE_ENV], ['No worries!', 'app', 'production'])
+  const [plain] = (await resolveStart({ target: path.join(dir, 'env-ecosystem.json'), env })).specs
+  assert.equal(plain.env.TEST_VARIABLE, undefined, 'only with --env')
+  await assert.rejects(resolveStart({ target: path.join(dir, 'env-ecosystem.json'), env, envName: 'staging' }), { code: 'XPM_ERR_BAD_ARGUMENT' })
+})

@@ -260,3 +260,12 @@ test('PM2 start flags -c, -p, -x and --no-automation map to their keys', () => {
   assert.equal(values.execute_command, true)
   assert.equal(values.automation, false)
 })
+
+test('log files per instance as PM2: cluster mode or several instances unless merge_logs; a single fork is merged', () => {
+  assert.equal(app({}).logs.perInstance, false, 'one fork: one file pair')
+  assert.equal(app({ instances: 4 }).logs.perInstance, true)
+  assert.equal(app({ exec_mode: 'cluster' }).logs.perInstance, true)
+  assert.equal(app({ instances: 4, merge_logs: true }).logs.perInstance, false)
+  assert.equal(app({ combine_logs: true, exec_mode: 'cluster' }).logs.perInstance, false)
+  assert.equal(app({ merge_logs: false }).logs.perInstance, true)
+})
