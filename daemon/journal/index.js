@@ -12,6 +12,7 @@ const { createJournalStore, MAX_ENTRIES } = require('./store')
 //   'restart'         a counted restart and its reason (crash, the user's command, reload, watch,
 //                     memory, cron, liveness, watchdog, heap)
 //   'replace-failed'  a reload's replacement was rolled back, and why
+//   'warning'         a process went online with a warning (wait_ready and no 'ready' message)
 // An entry: { at, app, id, instance, event, pid, cause: { kind, detail, by? }, ... }.
 const LINES = 20
 const LINE_CHARS = 300
@@ -75,6 +76,12 @@ function createJournal ({ supervisor, logSink = null, dir, store = null, logger 
     record({ ...base(f, 'reload-failed'), pid: f.pid, oldPid: f.oldPid, cause: classify(f.cause), reason })
   }
 
+  function onStatus (s) {
+    if (!s.warning) return
+    const inst = supervisor.apps.get(s.name)?.instances.find((i) => i.id === s.id)
+    record({ ...base({ ...s, instance: inst?.index ?? null }, 'warning'), pid: s.pid || null, cause: { kind: 'wait_ready', detail: s.warning } })
+  }
+
   // `xpm delete` of a whole app forgets its journal (a new app of that name starts afresh).
   function onRemoved (inst) {
     last.delete(inst.id)
@@ -90,6 +97,7 @@ function createJournal ({ supervisor, logSink = null, dir, store = null, logger 
   supervisor.on('exit', onExit)
   supervisor.on('restart', onRestart)
   supervisor.on('replace-failed', onReplaceFailed)
+  supervisor.on('status', onStatus)
   supervisor.on('removed', onRemoved)
 
   // The journal of these instances (an app's, or one process's), newest first.
@@ -132,6 +140,7 @@ function createJournal ({ supervisor, logSink = null, dir, store = null, logger 
       supervisor.off('exit', onExit)
       supervisor.off('restart', onRestart)
       supervisor.off('replace-failed', onReplaceFailed)
+      supervisor.off('status', onStatus)
       supervisor.off('removed', onRemoved)
     }
   }

@@ -27,6 +27,7 @@ function sentence (e) {
     return `reload failed (${because(e.cause)}): the replacement ${e.reason}; the old process${e.oldPid ? ` (pid ${e.oldPid})` : ''} keeps serving`
   }
   if (e.event === 'exit') return exitSentence(e)
+  if (e.event === 'warning') return `online with a warning: ${e.cause?.detail ?? ''}`
   return e.event
 }
 

@@ -269,3 +269,17 @@ test('log files per instance as PM2: cluster mode or several instances unless me
   assert.equal(app({ combine_logs: true, exec_mode: 'cluster' }).logs.perInstance, false)
   assert.equal(app({ merge_logs: false }).logs.perInstance, true)
 })
+
+test('a command line with shell syntax runs under bash -c, as PM2 runs it; plain words run the program itself', async () => {
+  const spec = app({ script: 'cc hello.c; ./a.out' })
+  assert.match(spec.script, /\/(ba)?sh$/)
+  assert.deepEqual([spec.args, spec.interpreter, spec.name], [['-c', 'cc hello.c; ./a.out'], 'none', 'cc'])
+  const both = app({ script: 'npm run build && npm run start', wait_ready: true })
+  assert.deepEqual(both.args, ['-c', 'npm run build && npm run start'])
+  const plain = app({ script: 'npm run start' })
+  assert.match(plain.script, /\/npm$/)
+  assert.deepEqual(plain.args.slice(0, 2), ['run', 'start'])
+  const cli = await resolveStart({ target: 'cc hello.c; ./a.out', cwd: CORPUS, env })
+  assert.equal(cli.kind, 'script')
+  assert.deepEqual(cli.specs[0].args, ['-c', 'cc hello.c; ./a.out'])
+})

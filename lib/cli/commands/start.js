@@ -42,6 +42,7 @@ async function start (ctx) {
   checkDuplicates(specs, 'this command')
 
   const client = await ctx.connect()
+  const startedAt = Date.now()
   const { longRequest, progressPrinter, printStillWorking, StillWorking } = require('../long-request')
   const { expandTargets, wire } = require('../targets')
   const onProgress = progressPrinter({ json: opts.json || output.silent })
@@ -71,6 +72,7 @@ async function start (ctx) {
     printStillWorking([...names, ...specs.map((s) => s.name)], err)
     return
   }
+  await printReadyWarnings(client, specs.filter((s) => s.waitReady), startedAt)
   if (opts.json) printJson(await client.request('list'))
   else {
     if (finished.length) say(`[xpm] finished with exit code 0 before it was ready (autorestart off): id ${finished.join(', ')}\n`)
@@ -86,6 +88,17 @@ async function start (ctx) {
     throw new XpmError(first.code === 'XPM_ERR_CANCELLED' ? 'XPM_ERR_CANCELLED' : 'XPM_ERR_START_FAILED',
       `${failures.length} process(es) did not reach online: ${first.message}${first.code === 'XPM_ERR_CANCELLED' ? '' : `; see \`xpm logs ${first.name}\``}`,
       { details: failures })
+  }
+}
+
+// wait_ready apps that went online at listen_timeout without a 'ready' message (as PM2 lets
+// them): the journal has a warning for each such process; said on stderr.
+async function printReadyWarnings (client, specs, since) {
+  for (const spec of specs) {
+    const { entries } = await client.request('why', { target: spec.name, limit: 50 }).catch(() => ({ entries: [] }))
+    for (const e of entries.filter((x) => x.event === 'warning' && x.at >= since - 1000).reverse()) {
+      process.stderr.write(`[xpm] warning: ${e.cause.detail}\n`)
+    }
   }
 }
 
@@ -137,21 +150,7 @@ function defaultEcosystem () {
 // `xpm start -`: { apps: [...] }, an array of apps or one app, as JSON on standard input
 // (`cat apps.json | xpm start -`). Paths are relative to the current folder.
 async function fromStdin (opts, scriptArgs) {
-  if (process.stdin.isTTY) throw new XpmError('XPM_ERR_BAD_ARGUMENT', '`xpm start -` reads apps as JSON from standard input; pipe them in (cat apps.json | xpm start -)')
-  let text = ''
-  process.stdin.setEncoding('utf8')
-  for await (const chunk of process.stdin) {
-    text += chunk
-    if (text.length > 8 * 1024 * 1024) throw new XpmError('XPM_ERR_CONFIG_LOAD', 'the apps on standard input are larger than 8 MiB')
-  }
-  let value
-  try {
-    value = JSON.parse(text)
-  } catch (err) {
-    throw new XpmError('XPM_ERR_CONFIG_LOAD', `the apps on standard input are not valid JSON: ${err.message}`, { cause: err })
-  }
-  const apps = Array.isArray(value) ? value : value && typeof value === 'object' && value.apps !== undefined ? [].concat(value.apps) : [value]
-  if (!apps.length) throw new XpmError('XPM_ERR_CONFIG_LOAD', 'no apps on standard input')
+  const apps = await require('../stdin-apps').readStdinApps()
   const { normalizeApp } = require('../../config')
   const { parseFlags } = require('../../config/validate')
   const overrides = parseFlags(opts, { cwd: process.cwd() })
