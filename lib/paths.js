@@ -24,7 +24,7 @@ function homePaths (home = defaultHome(), env = process.env) {
     daemonStdio: path.join(home, 'daemon.stdio.log'),
     logsDir: path.join(home, 'logs'),
     stateFile: path.join(home, 'state.json'),
-    dumpFile: path.join(home, 'dump.json')
+    dumpFile: path.join(home, 'dump.pm2')
   }
 }
 

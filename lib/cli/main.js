@@ -140,7 +140,7 @@ function buildProgram (argv = []) {
     .option('-f, --force', 'save even an empty list over a non-empty one')
     .option('--json', 'print the result as JSON')
     .action(action(lazy('save', 'save')))
-  program.command('cleardump').description('empty the saved app list (the previous save stays in dump.json.bak)')
+  program.command('cleardump').description('empty the saved app list (the previous save stays in dump.pm2.bak)')
     .action(action(lazy('save', 'cleardump')))
   program.command('resurrect').description('start the apps of the last `xpm save`; apps already managed are left alone')
     .option('--json', 'print the result as JSON')
