@@ -172,6 +172,16 @@ function buildProgram (argv = []) {
     .option('--json', 'print the result as JSON')
     .action(action(lazy('import', 'importPm2')))
 
+  program.command('set [key] [value]')
+    .description('PM2\'s app settings: set <app>:<key> <value> (kept in XPM_HOME/module_conf.json); the app gets them as environment variables and is restarted')
+    .action(action(lazy('app-conf', 'set')))
+  program.command('multiset <pairs>').description('several settings at once: "<app>:<key> <value> <app>:<key> <value>"')
+    .action(action(lazy('app-conf', 'multiset')))
+  program.command('unset <key>').description('remove a setting (<app>:<key>) or all of an app\'s (<app>)')
+    .action(action(lazy('app-conf', 'unset'), { autoStart: false }))
+  program.command('get [key]').aliases(['conf', 'config']).description('print settings: all, an app\'s (<app>) or one (<app>:<key>)')
+    .action(action(lazy('app-conf', 'get'), { autoStart: false }))
+
   const { NOTICES, notice } = require('./commands/notices')
   for (const [name, entry] of Object.entries(NOTICES)) {
     const cmd = program.command(`${name} [args...]`)

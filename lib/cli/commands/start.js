@@ -40,6 +40,7 @@ async function start (ctx) {
   }
   const { checkDuplicates } = require('../../config/validate')
   checkDuplicates(specs, 'this command')
+  await withAppSettings(specs)
 
   const client = await ctx.connect()
   const startedAt = Date.now()
@@ -89,6 +90,15 @@ async function start (ctx) {
       `${failures.length} process(es) did not reach online: ${first.message}${first.code === 'XPM_ERR_CANCELLED' ? '' : `; see \`xpm logs ${first.name}\``}`,
       { details: failures })
   }
+}
+
+// `xpm set <app>:<key> <value>` values (app-conf.js): in the app's environment, as PM2 gives them.
+async function withAppSettings (specs) {
+  if (!specs.length) return
+  const { homePaths } = require('../../paths')
+  const store = require('../../state/app-conf')
+  const conf = await store.readAppConf(homePaths().home).catch(() => ({}))
+  for (const spec of specs) Object.assign(spec.env, store.appEnv(conf, spec.name))
 }
 
 // wait_ready apps that went online at listen_timeout without a 'ready' message (as PM2 lets
