@@ -149,6 +149,7 @@ test('jlist --pm2: the fields monitoring scripts read, in PM2\'s shape', () => {
     ['online', 7, 91000, 'cluster_mode', '/l/api-out.log', '/l/api-error.log', 'back', 1, 2, true])
   assert.equal(toPm2({ ...rows[0], createdAt: 5 }).pm2_env.exec_mode, 'fork_mode')
   assert.equal(toPm2({ ...rows[1], createdAt: 5 }).pm2_env.pm_uptime, 5, 'not online: the creation time')
+  assert.equal(toPm2({ ...rows[1], createdAt: 5, spec: { watch: ['/srv'] } }).pm2_env.watch, false, 'after stop, watch: false, as PM2 shows it')
 })
 
 test('options changed on restart: parsed as start parses them, set on the spec', () => {
