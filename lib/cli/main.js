@@ -204,7 +204,7 @@ function buildProgram (argv = []) {
   }
   program.addHelpText('after', `\nPM2's other commands (deploy, install, link, send, profile:cpu…) print what to use instead.
 Exit status: 0 success, 1 failure (nothing matched, an app did not come online), 2 bad arguments or config.
-PM2 users: docs/migrating-from-pm2.md`)
+PM2 users: ${require('node:path').join(__dirname, '..', '..', 'docs', 'migrating-from-pm2.md')}`)
   return program
 }
 

@@ -31,6 +31,11 @@ test('-i 2 -o out.log: out-0.log and out-1.log (PM2\'s names), --merge-logs: one
   ok(res)
   const got = res.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l))
   assert.deepEqual([...new Set(got.map((l) => l.instance))].sort(), [0, 1], 'lines of both instances')
+  // docs/logs.md: past lines the daemon holds in memory have their time under --timestamp
+  const stamped = await h.run(['logs', 'split', '--nostream', '--lines', '2', '--out', '--raw', '--timestamp', 'hh:mm:ss A'])
+  ok(stamped)
+  const past = stamped.stdout.split('\n').filter(Boolean)
+  assert.ok(past.length > 0 && past.every((l) => /^\d{2}:\d{2}:\d{2} [AP]M tick \d+$/.test(l)), stamped.stdout)
   const show = JSON.parse((await h.run(['show', 'split', '--json'])).stdout)
   assert.deepEqual(show.map((p) => p.logs.out).sort(), [path.join(dir, 'outmerge-0.log'), path.join(dir, 'outmerge-1.log')])
 })

@@ -311,3 +311,13 @@ test('the migration guide\'s flag table is the one lib/cli/pm2-flags.js renders'
   assert.ok(m, 'docs/migrating-from-pm2.md has a pm2-flags table')
   assert.equal(m[1], renderFlagTable(), 'regenerate with: node scripts/render-pm2-flags.js --write')
 })
+
+test('the --help footer names the migration guide by a path that exists wherever xpm is installed', () => {
+  const program = buildProgram(['node', 'xpm', '--help'])
+  let out = ''
+  program.configureOutput({ writeOut: (s) => { out += s }, writeErr: (s) => { out += s } })
+  program.outputHelp()
+  const file = /PM2 users: (\S+)/.exec(out)?.[1]
+  assert.ok(file && path.isAbsolute(file), out)
+  assert.ok(fs.existsSync(file), file)
+})
