@@ -40,7 +40,7 @@ const OPTIONS = [
   { key: 'instances', target: 'instances', type: 'instances', flag: '-i, --instances <n>', description: 'Number of instances; "max" or 0: one per CPU the app may use (the cgroup CPU quota and cpuset count; `xpm show` says which); -1: one fewer (default: 1)' },
   { key: 'exec_mode', target: 'execMode', type: 'execMode', flag: '--exec-mode <mode>', description: '"cluster" or "fork" (default: cluster when instances is given and the interpreter is node)', pm2Default: '"fork"', pm2: 'instances on a Node script means cluster mode, as with `pm2 start -i`' },
   { key: 'depends_on', target: 'dependsOn', type: 'list', default: [], nullable: true, description: 'Apps of the same file to start first: this app starts once they are ready (a one-shot job with autorestart: false: once it has exited 0), and stops before them (xpm)' },
-  { key: 'uid', aliases: ['user'], target: 'uid', type: 'userId', default: null, nullable: true, flag: '--uid <user>', description: 'Run the app as this user (a name or a uid); needs the daemon to run as root' },
+  { key: 'uid', aliases: ['user'], target: 'uid', type: 'userId', default: null, nullable: true, flag: '--uid <user>', description: 'Run the app as this user (a name or a uid; names from /etc/passwd, else the system\'s user database through getent: LDAP, SSSD…); needs the daemon to run as root' },
   { key: 'gid', target: 'gid', type: 'userId', default: null, nullable: true, flag: '--gid <group>', description: 'Run the app with this group (a name or a gid); needs the daemon to run as root' },
   // Environment
   { key: 'env', target: 'env', type: 'env', default: {}, description: 'Environment variables, merged over the CLI\'s environment at start; objects are passed as JSON text' },
