@@ -7,8 +7,9 @@ const SETTLE_MS = 1000 // a restart passes through 'stopped': only a lasting end
 
 // `xpm-runtime [start] <ecosystem|script> [start flags] [-- args]`: the daemon in this process,
 // in the foreground, for containers; a drop-in for `pm2-runtime` (its flags: --raw, --json,
-// --format, --delay, --no-auto-exit, and PM2 Plus keys accepted with a notice). Apps' lines go to stdout/stderr prefixed `name[instance]| ` and
-// to no file unless the app names one; the daemon's own events are JSON lines on stderr.
+// --format, --delay, --no-auto-exit; PM2 Plus keys accepted with a notice). Apps' lines go to
+// stdout/stderr prefixed `name[instance]| ` (--raw: bare, as pm2-runtime prints them) and to no
+// file unless the app names one; the daemon's own events are JSON lines on stderr.
 // SIGTERM/SIGINT stop every app gracefully; the exit status is the apps' (0 when they stopped
 // as asked). The socket is still there, so `xpm list` and `xpm logs` work inside the container.
 // initWarning: the runtime is PID 1 without an init (pid1.js); said once the log is up.

@@ -234,7 +234,7 @@ function parseCount (value) {
 // it is dropped with a notice (lib/cli/pm2-flags.js), not refused as unknown.
 function withoutForeignPm2Flags (argv, program, word) {
   const command = program.commands.find((c) => c.name() === word || c.aliases().includes(word))
-  if (!command || command._allowUnknownOption) return argv
+  if (!command || Object.hasOwn(require('./commands/notices').NOTICES, command.name())) return argv
   const { stripForeignFlags } = require('./pm2-flags')
   return stripForeignFlags(argv, command, program, { notice: (line) => process.stderr.write(`[xpm] notice: ${line}\n`) })
 }
