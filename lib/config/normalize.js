@@ -101,6 +101,9 @@ function buildSpec (values, envs, { baseDir, env, envName, deployEnv = null, scr
   for (const option of OPTIONS) {
     if (option.target && !(option.target in spec) && !option.target.includes('.')) spec[option.target] = val(option.key)
   }
+  // As PM2: source maps on when the script has a `.map` file next to it, unless the app says
+  // (source_map_support, or disable_source_map_support / --disable-source-map-support).
+  if (values.source_map_support === undefined) spec.sourceMapSupport = isNodeRuntime(interpreter) && hasSourceMap(spec.script)
   // The agent is a Node preload; other interpreters cannot load it.
   spec.metrics = spec.metrics && isNodeRuntime(interpreter)
   // 'max', 0, -n: which CPUs were counted (cgroup quota, cpuset, cores), for `xpm show` (lib/cpus.js)
@@ -116,6 +119,10 @@ function appName (values, run, envName) {
   if (values.name_prefix && !name.startsWith(`${values.name_prefix}:`)) name = `${values.name_prefix}:${name}`
   if (values.append_env_to_name && envName) name = `${name}-${envName}`
   return name
+}
+
+function hasSourceMap (script) {
+  try { return fs.statSync(`${script}.map`).isFile() } catch { return false }
 }
 
 function watchPaths (watch, cwd) {

@@ -283,3 +283,15 @@ test('a command line with shell syntax runs under bash -c, as PM2 runs it; plain
   assert.equal(cli.kind, 'script')
   assert.deepEqual(cli.specs[0].args, ['-c', 'cc hello.c; ./a.out'])
 })
+
+test('source maps as PM2: on when the script has a .map file, off with disable_source_map_support, else off', () => {
+  const dir = tmp()
+  fs.writeFileSync(path.join(dir, 'main.js'), '')
+  fs.writeFileSync(path.join(dir, 'main.js.map'), '{}')
+  fs.writeFileSync(path.join(dir, 'plain.js'), '')
+  const at = (raw) => normalizeApp(raw, { baseDir: dir, env, cpus: 4 })
+  assert.equal(at({ script: 'main.js' }).sourceMapSupport, true)
+  assert.equal(at({ script: 'main.js', disable_source_map_support: true }).sourceMapSupport, false)
+  assert.equal(at({ script: 'plain.js' }).sourceMapSupport, false)
+  assert.equal(at({ script: 'plain.js', source_map_support: true }).sourceMapSupport, true)
+})
