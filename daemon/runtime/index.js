@@ -17,6 +17,8 @@ async function main (argv, { initWarning = null } = {}) {
   const program = buildProgram({ initWarning })
   // pm2-runtime takes `start <app>` as well as `<app>`
   if (argv[2] === 'start') argv = [...argv.slice(0, 2), ...argv.slice(3)]
+  // PM2_RUNTIME_DEBUG (PM2's test switch): the apps go to a background daemon, as `xpm start`
+  if (process.env.PM2_RUNTIME_DEBUG && argv.length > 2) return require('../../lib/cli/main').main([...argv.slice(0, 2), 'start', ...withoutRuntimeFlags(argv.slice(2))])
   try {
     await program.parseAsync(argv)
   } catch (err) {
@@ -50,6 +52,19 @@ function buildProgram ({ initWarning = null } = {}) {
   require('../../lib/cli/start-options').addStartOptions(program, { runtime: true })
   program.option('--metrics-address [address]', 'serve /metrics (Prometheus), /livez and /readyz on this address: a port, or host:port (default 127.0.0.1:9209; 0.0.0.0:9209 for a probe from outside the container). Also XPM_METRICS')
   return program.action((target, opts, command) => run(target, opts, command.args.slice(1), { initWarning }))
+}
+
+// The flags only the foreground runtime has (the apps' line style, --delay, --no-auto-exit).
+function withoutRuntimeFlags (args) {
+  const out = []
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--') return [...out, ...args.slice(i)]
+    if (['--raw', '--formatted', '--format', '--json', '--no-auto-exit'].includes(args[i])) continue
+    if (args[i] === '--delay') { i++; continue }
+    if (args[i].startsWith('--delay=')) continue
+    out.push(args[i])
+  }
+  return out
 }
 
 // How the apps' lines reach the console: PM2 runtime's --raw, --json, --format; xpm's prefix by default.

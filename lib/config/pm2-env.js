@@ -12,6 +12,7 @@ const PM2_ENV = [
   { name: 'PM2_PID_FILE_PATH', kind: 'home', what: 'the daemon\'s pid file (default `XPM_HOME/daemon.pid`)' },
   { name: 'PM2_LOG_FILE_PATH', kind: 'home', what: 'the daemon\'s own log (default `XPM_HOME/daemon.log`)' },
   { name: 'PM2_SILENT', kind: 'cli', what: '`true` or `1`: as `-s` (also `XPM_SILENT`)' },
+  { name: 'PM2_RUNTIME_DEBUG', kind: 'cli', what: 'set: `xpm-runtime` hands the apps to a background daemon, as `xpm start`, and returns (PM2\'s switch for testing pm2-runtime)' },
   { name: 'PM2_KILL_TIMEOUT', kind: 'default', key: 'kill_timeout', what: 'the default `kill_timeout` of apps that set none' },
   { name: 'PM2_KILL_SIGNAL', kind: 'default', key: 'kill_signal', what: 'the default `kill_signal`' },
   { name: 'PM2_KILL_USE_MESSAGE', kind: 'default', key: 'shutdown_with_message', what: '`true`: the default `shutdown_with_message`' },
