@@ -43,7 +43,7 @@ function toPm2 (p, { now = Date.now() } = {}) {
       exit_code: p.lastExit?.code ?? null,
       pm_out_log_path: p.logs?.out ?? null,
       pm_err_log_path: p.logs?.err ?? null,
-      pm_log_path: p.logs?.combined ?? null
+      ...(p.logs?.combined ? { pm_log_path: p.logs.combined } : {}) // as PM2: only with a combined log
     }
   }
 }

@@ -148,6 +148,7 @@ test('jlist --pm2: the fields monitoring scripts read, in PM2\'s shape', () => {
   assert.deepEqual([e.status, e.restart_time, e.pm_uptime, e.exec_mode, e.pm_out_log_path, e.pm_err_log_path, e.namespace, e.NODE_APP_INSTANCE, e.instances, e.watch],
     ['online', 7, 91000, 'cluster_mode', '/l/api-out.log', '/l/api-error.log', 'back', 1, 2, true])
   assert.equal(toPm2({ ...rows[0], createdAt: 5 }).pm2_env.exec_mode, 'fork_mode')
+  assert.equal('pm_log_path' in e, false, 'no combined log: no pm_log_path, as PM2')
   assert.equal(toPm2({ ...rows[1], createdAt: 5 }).pm2_env.pm_uptime, 5, 'not online: the creation time')
   assert.equal(toPm2({ ...rows[1], createdAt: 5, spec: { watch: ['/srv'] } }).pm2_env.watch, false, 'after stop, watch: false, as PM2 shows it')
 })
