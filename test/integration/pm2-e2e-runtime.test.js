@@ -32,7 +32,7 @@ test('xpm-runtime start app.json (one app object) --raw with PM2 Plus keys; `-i 
 
   const one = run(h, RUNTIME, ['start', 'app.json', '--raw', '--secret', 'k', '--public', 'p'], dir)
   t.after(() => { try { one.child.kill('SIGKILL') } catch {} })
-  await waitFor(() => /^tick \d+$/m.test(one.out.stdout), { timeout: 15000, message: `raw lines; got ${JSON.stringify(one.out)}` })
+  await waitFor(() => /^tick \d+$/m.test(one.out.stdout), { timeout: 30000, message: `raw lines; got ${JSON.stringify(one.out)}` })
   assert.match(one.out.stderr, /notice: --secret: PM2 Plus/)
   const [api] = await h.jlist()
   assert.deepEqual([api.name, api.status], ['api', 'online'])
@@ -43,8 +43,8 @@ test('xpm-runtime start app.json (one app object) --raw with PM2 Plus keys; `-i 
 
   const many = run(h, RUNTIME, [path.join(dir, 'app.js'), '-i', '2', '--json'], dir)
   t.after(() => { try { many.child.kill('SIGKILL') } catch {} })
-  await waitFor(async () => (await h.jlist()).filter((p) => p.status === 'online').length === 2, { timeout: 15000, message: 'two instances online' })
-  await waitFor(() => many.out.stdout.split('\n').some((l) => l.startsWith('{') && JSON.parse(l).message?.startsWith('tick')), { message: 'JSON lines' })
+  await waitFor(async () => (await h.jlist()).filter((p) => p.status === 'online').length === 2, { timeout: 30000, message: 'two instances online' })
+  await waitFor(() => many.out.stdout.split('\n').some((l) => l.startsWith('{') && JSON.parse(l).message?.startsWith('tick')), { timeout: 30000, message: 'JSON lines' })
   many.child.kill('SIGTERM')
   assert.equal((await many.exited).code, 0)
 
@@ -58,7 +58,7 @@ test('xpm start app.js --no-daemon with no daemon running: the apps run in the f
   const h = createHome(t)
   const fg = run(h, BIN, ['start', fixture('tick-lines.js'), '--no-daemon', '--name', 'fg'], ROOT)
   t.after(() => { try { fg.child.kill('SIGKILL') } catch {} })
-  await waitFor(() => /^fg\[0\]\| tick \d+$/m.test(fg.out.stdout), { timeout: 15000, message: `the app's lines; got ${JSON.stringify(fg.out)}` })
+  await waitFor(() => /^fg\[0\]\| tick \d+$/m.test(fg.out.stdout), { timeout: 30000, message: `the app's lines; got ${JSON.stringify(fg.out)}` })
   const [p] = await h.jlist()
   assert.deepEqual([p.name, p.status], ['fg', 'online'])
   fg.child.kill('SIGTERM')
