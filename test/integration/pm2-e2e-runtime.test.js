@@ -43,8 +43,9 @@ test('xpm-runtime start app.json (one app object) --raw with PM2 Plus keys; `-i 
 
   const many = run(h, RUNTIME, [path.join(dir, 'app.js'), '-i', '2', '--json'], dir)
   t.after(() => { try { many.child.kill('SIGKILL') } catch {} })
-  await waitFor(async () => (await h.jlist()).filter((p) => p.status === 'online').length === 2, { timeout: 30000, message: 'two instances online' })
+  // its output first: a `jlist` before the runtime holds XPM_HOME would start a daemon of its own there
   await waitFor(() => many.out.stdout.split('\n').some((l) => l.startsWith('{') && JSON.parse(l).message?.startsWith('tick')), { timeout: 30000, message: 'JSON lines' })
+  await waitFor(async () => (await h.jlist()).filter((p) => p.status === 'online').length === 2, { timeout: 30000, message: 'two instances online' })
   many.child.kill('SIGTERM')
   assert.equal((await many.exited).code, 0)
 
