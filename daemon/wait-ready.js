@@ -6,7 +6,10 @@ const { passReadiness } = require('./health/gate')
 
 // Resolves when a freshly launched process can take traffic; rejects with the reason when it
 // exits first or is not ready within listenTimeout.
-//   waitReady:           the app's process.send('ready')
+//   waitReady:           the app's process.send('ready'); as in PM2, a process that sends none
+//                        is taken as ready at listenTimeout, with { warning } (a command line
+//                        such as `npm run build && npm start` cannot send it). Not so with a
+//                        readiness probe: xpm's probes exist to say the truth, and stay strict.
 //   expectListen:        the first `listening` event (a process that announces it, whose
 //                        predecessor listened)
 //   otherwise:           `listening`, or `booted` (the agent saw the app's entry run its first
@@ -62,7 +65,10 @@ function waitUntilReady (handle, { waitReady = false, expectListen = false, list
         const last = lastProbe ? lastProbe.detail : `${describeProbe(readiness)}: no result yet`
         return fail('XPM_ERR_START_FAILED', `${label} was not ready after ${listenTimeout} ms (readiness probe ${last})`, { reason: 'timeout', probe: last })
       }
-      const waited = waitReady ? "a 'ready' message" : expectListen ? 'it to listen' : 'its entry to run'
+      if (waitReady) {
+        return finish({ by: 'timeout', warning: `${label} sent no 'ready' message within listen_timeout (${listenTimeout} ms); taken as online, as PM2 does with wait_ready` })
+      }
+      const waited = expectListen ? 'it to listen' : 'its entry to run'
       fail('XPM_ERR_START_FAILED', `${label} was not ready after ${listenTimeout} ms (waited for ${waited})`, { reason: 'timeout' })
     }, listenTimeout)
 

@@ -13,17 +13,18 @@ function defaultHome (env = process.env) {
   return path.join(os.homedir(), '.xpm')
 }
 
-function homePaths (home = defaultHome()) {
+// PM2_PID_FILE_PATH and PM2_LOG_FILE_PATH move the daemon's pid file and log, as in PM2.
+function homePaths (home = defaultHome(), env = process.env) {
   home = path.resolve(home)
   return {
     home,
     socket: path.join(home, 'daemon.sock'),
-    pidFile: path.join(home, 'daemon.pid'),
-    daemonLog: path.join(home, 'daemon.log'),
+    pidFile: env.PM2_PID_FILE_PATH ? path.resolve(env.PM2_PID_FILE_PATH) : path.join(home, 'daemon.pid'),
+    daemonLog: env.PM2_LOG_FILE_PATH ? path.resolve(env.PM2_LOG_FILE_PATH) : path.join(home, 'daemon.log'),
     daemonStdio: path.join(home, 'daemon.stdio.log'),
     logsDir: path.join(home, 'logs'),
     stateFile: path.join(home, 'state.json'),
-    dumpFile: path.join(home, 'dump.json')
+    dumpFile: path.join(home, 'dump.pm2')
   }
 }
 

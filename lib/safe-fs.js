@@ -125,7 +125,7 @@ function ensurePrivateDir (dir) {
   if (problem) throw unsafe(`${dir} ${problem}; xpm will not use it. Fix: remove it (the daemon creates it again) or make it a folder only you can write`, { path: dir, problem })
 }
 
-// Reads a file of XPM_HOME (state.json, dump.json, update.json) without following a link and
+// Reads a file of XPM_HOME (state.json, dump.pm2, update.json) without following a link and
 // only when it is a regular file the current user owns and only they can write. Rejects with an
 // Error whose code is 'EUNSAFE' (message says why) or the fs error (ENOENT for a missing file).
 async function readPrivateFile (file, { fsp = fs.promises } = {}) {

@@ -14,6 +14,7 @@ const { whatHappened } = require('./what-happened')
 //                     memory, cron, liveness, watchdog, heap)
 //   'replace-failed'  a reload's replacement was rolled back, and why
 //   'dependency-failed' the instance was not started: a depends_on dependency failed, and why
+//   'warning'         a process went online with a warning (wait_ready and no 'ready' message)
 // An entry: { at, app, id, instance, event, pid, cause: { kind, detail, by? }, ... }.
 const LINES = 20
 const LINE_CHARS = 300
@@ -81,6 +82,12 @@ function createJournal ({ supervisor, logSink = null, dir, store = null, logger 
     record({ ...base(d, 'dependency-failed'), pid: null, dependency: d.dependency, reason: d.reason })
   }
 
+  function onStatus (s) {
+    if (!s.warning) return
+    const inst = supervisor.apps.get(s.name)?.instances.find((i) => i.id === s.id)
+    record({ ...base({ ...s, instance: inst?.index ?? null }, 'warning'), pid: s.pid || null, cause: { kind: 'wait_ready', detail: s.warning } })
+  }
+
   // `xpm delete` of a whole app forgets its journal (a new app of that name starts afresh).
   function onRemoved (inst) {
     last.delete(inst.id)
@@ -96,6 +103,7 @@ function createJournal ({ supervisor, logSink = null, dir, store = null, logger 
   supervisor.on('exit', onExit)
   supervisor.on('restart', onRestart)
   supervisor.on('replace-failed', onReplaceFailed)
+  supervisor.on('status', onStatus)
   supervisor.on('removed', onRemoved)
   supervisor.on('dependency-failed', onDependencyFailed)
 
@@ -139,6 +147,7 @@ function createJournal ({ supervisor, logSink = null, dir, store = null, logger 
       supervisor.off('exit', onExit)
       supervisor.off('restart', onRestart)
       supervisor.off('replace-failed', onReplaceFailed)
+      supervisor.off('status', onStatus)
       supervisor.off('removed', onRemoved)
       supervisor.off('dependency-failed', onDependencyFailed)
     }

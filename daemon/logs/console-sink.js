@@ -39,10 +39,13 @@ class ConsoleSink extends EventEmitter {
 
 // The route of one app instance in container mode: the console, plus only the files the app
 // names itself (out_file, error_file, log_file); the default files are not written.
+// style (xpm-runtime's flags): 'prefixed' `name[instance]| ` (default), 'raw' the line alone,
+// 'format' PM2's key=value (`app=api id=0 type=out message=…`), 'json' (lines are JSON already).
 function consoleRoute (logSink, { app, spec, instance, paths, rotate }) {
-  const prefix = `${spec.name}[${instance}]| `
+  const style = logSink.console.style ?? 'prefixed'
+  const prefixOf = (kind) => style === 'raw' ? '' : style === 'format' ? `app=${spec.name} id=${instance} type=${kind} message=` : `${spec.name}[${instance}]| `
   const sink = (stream, kind) => {
-    const s = new ConsoleSink({ stream, prefix })
+    const s = new ConsoleSink({ stream, prefix: prefixOf(kind) })
     s.json = Boolean(app.format.json)
     s.apps.add(app.name)
     s.streams.add(kind)

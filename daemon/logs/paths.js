@@ -4,14 +4,17 @@ const path = require('node:path')
 
 const DEV_NULL = '/dev/null'
 
-// Where an app's lines go. Defaults: <logsDir>/<name>-out.log and <name>-error.log, one pair per
-// app; perInstance gives <name>-<instance>-out.log (a custom file gets -<instance> before its
-// extension). The combined file (-l/--log) is one file for all instances.
+// Where an app's lines go, with PM2's names. Defaults: <logsDir>/<name>-out.log and
+// <name>-error.log, one pair per app; perInstance (PM2's merge_logs: false, the default of a
+// cluster app) gives each instance its own: <name>-out-<instance>.log, and a file the app names
+// gets -<instance> before its extension (`-o out.log` → out-0.log, out-1.log), the combined
+// file (-l/--log) too, as PM2 does. The suffix is the instance number (NODE_APP_INSTANCE),
+// which PM2's pm_id equals for a first app, so a file keeps its name when ids change.
 function logPaths (spec, logsDir, instance = 0) {
   const logs = spec.logs || {}
   const base = String(spec.name).replace(/[/\\]/g, '_')
   const perInstance = Boolean(logs.perInstance)
-  const byDefault = (kind) => path.join(logsDir, perInstance ? `${base}-${instance}-${kind}.log` : `${base}-${kind}.log`)
+  const byDefault = (kind) => path.join(logsDir, perInstance ? `${base}-${kind}-${instance}.log` : `${base}-${kind}.log`)
   const custom = (file) => {
     const abs = path.resolve(spec.cwd || logsDir, file)
     return perInstance && abs !== DEV_NULL ? withSuffix(abs, `-${instance}`) : abs
@@ -19,7 +22,7 @@ function logPaths (spec, logsDir, instance = 0) {
   return {
     out: logs.outFile ? custom(logs.outFile) : byDefault('out'),
     err: logs.errorFile ? custom(logs.errorFile) : byDefault('error'),
-    combined: logs.logFile ? path.resolve(spec.cwd || logsDir, logs.logFile) : null
+    combined: logs.logFile ? custom(logs.logFile) : null
   }
 }
 

@@ -195,7 +195,7 @@ class Instance {
     const ready = this.readinessOf(handle).then((how) => {
       if (this.handle === handle && this.status === STATUS.LAUNCHING) {
         this.onlineSince = Date.now()
-        this.setStatus(STATUS.ONLINE)
+        this.setStatus(STATUS.ONLINE, how?.warning ? { warning: how.warning } : {}) // wait_ready without 'ready' (wait-ready.js)
       }
       return how
     }, (err) => {

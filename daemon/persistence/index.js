@@ -16,14 +16,14 @@ const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
 
 // Everything the daemon keeps on disk about its apps:
 //   state.json   the desired state, saved after every change (crash recovery);
-//   dump.json    what `xpm save` wrote (+ dump.json.bak, the save before), for `xpm resurrect`
+//   dump.pm2    what `xpm save` wrote (+ dump.pm2.bak, the save before), for `xpm resurrect`
 //                and for `--resurrect` at boot;
 //   update.json  the hand-over from an old daemon to a new one during `xpm update`.
 // At start-up: stop the processes a crashed daemon left behind, then restore, in this order:
 // update.json if present, else state.json if the previous daemon did not shut down cleanly,
-// else dump.json when started with --resurrect. A clean `xpm kill` restores nothing.
+// else dump.pm2 when started with --resurrect. A clean `xpm kill` restores nothing.
 // Damaged files never lose apps silently (lib/state/read-saved.js): a damaged state.json or
-// dump.json is set aside and its .bak copy used, and the log, the CLI and the notice say so; a
+// dump.pm2 is set aside and its .bak copy used, and the log, the CLI and the notice say so; a
 // stale update.json (handover.js) is ignored and removed.
 function createPersistence ({ paths, supervisor, logger = null, version = null, resurrect = false, keepState = true, now = Date.now, alive = isAlive, validate = undefined }) {
   const updateFile = path.join(paths.home, 'update.json')
@@ -34,7 +34,7 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
   let notice = null
   const handover = { prepared: false, byUpdate: false } // update.json written by this daemon; the update's own kill
   let busy = Promise.resolve()
-  // one save or restore at a time: two `xpm save` must not share dump.json.tmp
+  // one save or restore at a time: two `xpm save` must not share dump.pm2.tmp
   const serial = (fn) => {
     const run = busy.then(fn)
     busy = run.catch(() => {})
@@ -51,6 +51,7 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
   // so the first client already sees the apps and the notice.
   async function prepare () {
     if (!keepState) return
+    await adoptLegacyDump(paths.dumpFile, logger)
     let stateRead = null
     try {
       stateRead = warnDamaged(await load(paths.stateFile, { fallback: true }))
@@ -132,8 +133,8 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
   const methods = {
     save: (params) => serial(async () => {
       const apps = appsSnapshot(supervisor)
-      // a damaged dump.json is set aside (and dump.json.bak put in its place) before the write,
-      // so that it never becomes dump.json.bak itself
+      // a damaged dump.pm2 is set aside (and dump.pm2.bak put in its place) before the write,
+      // so that it never becomes dump.pm2.bak itself
       const existing = warnDamaged(await load(paths.dumpFile, { fallback: true, promote: true }).catch(() => null))
       if (!apps.length && params.force !== true && existing?.state.apps.length) {
         throw new XpmError('XPM_ERR_SAVE_EMPTY',
@@ -144,7 +145,7 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
       return { file: paths.dumpFile, ...summarizeApps(apps), ...(existing?.damaged ? { damaged: existing.damaged } : {}) }
     }),
 
-    // A damaged dump.json: the apps of dump.json.bak are started, and the reply says so in
+    // A damaged dump.pm2: the apps of dump.pm2.bak are started, and the reply says so in
     // `damaged` (the CLI prints it and exits 1, XPM_ERR_DUMP_DAMAGED).
     resurrect: () => serial(async () => {
       const dump = warnDamaged(await load(paths.dumpFile, { fallback: true, promote: true }))
@@ -185,6 +186,21 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
       return keeper?.freeze()
     },
     afterShutdown: () => keeper?.close()
+  }
+}
+
+// xpm saved its list as dump.json before it took PM2's name, dump.pm2: a save of an earlier
+// version is renamed once (with its .bak), so `xpm resurrect` and boots still find it.
+async function adoptLegacyDump (dumpFile, logger) {
+  const legacy = path.join(path.dirname(dumpFile), 'dump.json')
+  const exists = (file) => fs.promises.lstat(file).then(() => true, () => false)
+  if (await exists(dumpFile) || !await exists(legacy)) return
+  try {
+    await fs.promises.rename(legacy, dumpFile)
+    await fs.promises.rename(legacy + '.bak', dumpFile + '.bak').catch(() => {})
+    logger?.info({ event: 'restore', file: dumpFile, from: legacy }, `renamed ${legacy} to ${dumpFile} (PM2's name for the saved list)`)
+  } catch (err) {
+    logger?.warn({ event: 'restore', err }, `could not rename ${legacy} to ${dumpFile}: ${err.message}`)
   }
 }
 

@@ -1,6 +1,7 @@
 'use strict'
 
 const path = require('node:path')
+const picomatch = require('picomatch')
 
 // Which changed paths a watch ignores. Pure: builds a predicate over absolute paths.
 //
@@ -12,8 +13,10 @@ const path = require('node:path')
 //   - with a slash ("public/uploads", "src/**/*.gen.js"): matched against the path relative
 //     to the app's cwd, or any of its parent folders;
 //   - absolute ("/srv/data"): that path and everything under it.
-// Globs: `*` and `?` within a segment, `**` across segments.
-const DEFAULT_SEGMENTS = [/^node_modules$/, /^\.git$/, /\.log(\.\d+)?(\.gz)?$/, /\.sw[px]$/, /~$/, /^4913$/, /^\.#/]
+// Globs as PM2's watcher (chokidar) reads them, through picomatch: `*` and `?` within a segment,
+// `**` across segments, braces (`*.{csv,tsv}`), classes (`logs/[0-9]*.txt`), extglobs, and a
+// backslash escapes (`\\.git` in a JSON file is `.git`). Dot files match like any other.
+const DEFAULT_SEGMENTS = [/^node_modules$/, /^\.git$/, /\.log(\.\d+)?(\.gz)?$/, /\.sw[px]$/, /~$/, /^4913$/, /^\.#/].map((re) => (s) => re.test(s))
 
 function createIgnore ({ cwd, home = null, patterns = [], logFiles = [] }) {
   const segment = [...DEFAULT_SEGMENTS]
@@ -22,9 +25,9 @@ function createIgnore ({ cwd, home = null, patterns = [], logFiles = [] }) {
   for (const raw of patterns) {
     const p = String(raw).trim().replace(/^\.\/+/, '').replace(/\/+$/, '')
     if (!p) continue
-    if (path.isAbsolute(p)) absolute.push(globToRegExp(p))
-    else if (p.includes('/')) relative.push(globToRegExp(p))
-    else segment.push(globToRegExp(p))
+    if (path.isAbsolute(p)) absolute.push(globMatcher(p))
+    else if (p.includes('/')) relative.push(globMatcher(p))
+    else segment.push(globMatcher(p))
   }
   const under = [home, ...logFiles].filter(Boolean).map((p) => path.resolve(p))
 
@@ -35,10 +38,10 @@ function createIgnore ({ cwd, home = null, patterns = [], logFiles = [] }) {
     const rel = path.relative(cwd, file)
     const inside = rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)
     const parts = (inside ? rel : file).split(path.sep).filter(Boolean)
-    if (parts.some((part) => segment.some((re) => re.test(part)))) return true
-    if (inside && prefixes(parts).some((prefix) => relative.some((re) => re.test(prefix)))) return true
+    if (parts.some((part) => segment.some((m) => m(part)))) return true
+    if (inside && prefixes(parts).some((prefix) => relative.some((m) => m(prefix)))) return true
     const absParts = file.split(path.sep).filter(Boolean)
-    return prefixes(absParts).some((prefix) => absolute.some((re) => re.test('/' + prefix)))
+    return prefixes(absParts).some((prefix) => absolute.some((m) => m('/' + prefix)))
   }
 }
 
@@ -49,27 +52,9 @@ function prefixes (parts) {
   return out
 }
 
-function globToRegExp (glob) {
-  let re = ''
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]
-    if (c === '*' && glob[i + 1] === '*') {
-      i++
-      if (glob[i + 1] === '/') {
-        i++
-        re += '(?:.*/)?'
-      } else {
-        re += '.*'
-      }
-    } else if (c === '*') {
-      re += '[^/]*'
-    } else if (c === '?') {
-      re += '[^/]'
-    } else {
-      re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    }
-  }
-  return new RegExp('^' + re + '$')
+// A predicate over one path (or segment) for one glob.
+function globMatcher (glob) {
+  return picomatch(glob, { dot: true })
 }
 
-module.exports = { createIgnore, globToRegExp, DEFAULT_SEGMENTS }
+module.exports = { createIgnore, globMatcher, DEFAULT_SEGMENTS }

@@ -52,7 +52,7 @@ function buildProgram (argv = []) {
   const specOptions = (cmd, json) => addChangeOptions(cmd)
     .option('--only <names>', 'with an ecosystem file: only these apps (comma-separated)')
     .option('--env <name>', 'with an ecosystem file: merge env_<name> over env')
-    .option('--update-env', 'give the new processes the CLI\'s current environment')
+    .option('-a, --update-env', 'give the new processes the CLI\'s current environment')
     .option('--json', json)
   specOptions(program.command(`restart ${TARGETS}`), 'print the result as JSON')
     .description(`stop then start ${WHAT} (an ecosystem file also starts its apps that are not running)`)
@@ -78,8 +78,8 @@ function buildProgram (argv = []) {
     .description('add or remove instances of an app: 4, +2 or -1 (the others keep running)')
     .option('--json', 'print the result as JSON')
     .action(action(lazy('scale', 'scale')))
-  program.command('sendSignal <signal> <target>')
-    .description('send a signal such as SIGUSR2 to the processes of an app, a process id, a namespace or "all"')
+  program.command('sendSignal <signal> <targets...>')
+    .description('send a signal such as SIGUSR2 to the processes of apps, process ids, namespaces or "all"')
     .option('--json', 'print the result as JSON')
     .action(action(lazy('signal', 'sendSignal')))
   program.command(`reset ${TARGETS}`)
@@ -121,7 +121,7 @@ function buildProgram (argv = []) {
     .option('--err', 'only standard error')
     .option('--raw', 'lines without the id|name| prefix')
     .option('--json', 'one JSON object per line')
-    .option('--format', 'key=value lines: timestamp= app= id= type= message=')
+    .option('--format', 'key=value lines: app= id= type= message= (timestamp= first with --timestamp)')
     .option('--timestamp [format]', 'prefix each line with its time (default format YYYY-MM-DD-HH:mm:ss)')
     .option('--highlight [text]', 'highlight this text (on a terminal)')
     .option('--nostream', 'print the past lines and exit')
@@ -149,7 +149,7 @@ function buildProgram (argv = []) {
     .option('-f, --force', 'save even an empty list over a non-empty one')
     .option('--json', 'print the result as JSON')
     .action(action(lazy('save', 'save')))
-  program.command('cleardump').description('empty the saved app list (the previous save stays in dump.json.bak)')
+  program.command('cleardump').description('empty the saved app list (the previous save stays in dump.pm2.bak)')
     .action(action(lazy('save', 'cleardump')))
   program.command('resurrect').description('start the apps of the last `xpm save`; apps already managed are left alone')
     .option('--json', 'print the result as JSON')
@@ -158,10 +158,14 @@ function buildProgram (argv = []) {
     .action(action(lazy('update', 'update'), { autoStart: false }))
   program.command('startup [platform]').description('print a systemd unit that runs the daemon at boot and restores the saved apps (platform: systemd, the only one)')
     .option('--install', 'write the unit and enable it with systemctl')
-    .option('--user', 'a systemd user unit (~/.config/systemd/user) instead of a system one')
+    .option('-u, --user [name]', 'alone: a systemd user unit (~/.config/systemd/user) instead of a system one; with a name (PM2\'s -u): a system unit that runs the daemon as that user')
+    .option('--hp <home>', 'with -u <name>: that user\'s home folder (PM2\'s --hp)')
+    .option('--service-name <name>', 'the unit\'s name (default xpm-<user>, or xpm for a user unit)')
+    .option('--wait-ip', 'start once the network is online (network-online.target)')
     .action(action(withPlatform('startup')))
   program.command('unstartup [platform]').description('disable and remove the unit written by `xpm startup --install`')
-    .option('--user', 'the systemd user unit')
+    .option('-u, --user [name]', 'alone: the systemd user unit; with a name: the system unit of that user')
+    .option('--service-name <name>', 'the unit\'s name, as given to startup')
     .action(action(withPlatform('unstartup')))
 
   program.command('ecosystem [mode]').alias('init')
@@ -176,6 +180,16 @@ function buildProgram (argv = []) {
     .option('--dry-run', 'print the ecosystem file; write and start nothing')
     .option('--json', 'print the result as JSON')
     .action(action(lazy('import', 'importPm2')))
+
+  program.command('set [key] [value]')
+    .description('PM2\'s app settings: set <app>:<key> <value> (kept in XPM_HOME/module_conf.json); the app gets them as environment variables and is restarted')
+    .action(action(lazy('app-conf', 'set')))
+  program.command('multiset <pairs>').description('several settings at once: "<app>:<key> <value> <app>:<key> <value>"')
+    .action(action(lazy('app-conf', 'multiset')))
+  program.command('unset <key>').description('remove a setting (<app>:<key>) or all of an app\'s (<app>)')
+    .action(action(lazy('app-conf', 'unset'), { autoStart: false }))
+  program.command('get [key]').aliases(['conf', 'config']).description('print settings: all, an app\'s (<app>) or one (<app>:<key>)')
+    .action(action(lazy('app-conf', 'get'), { autoStart: false }))
 
   const { NOTICES, notice } = require('./commands/notices')
   for (const [name, entry] of Object.entries(NOTICES)) {
@@ -199,7 +213,7 @@ function buildProgram (argv = []) {
   }
   program.addHelpText('after', `\nPM2's other commands (deploy, install, link, send, profile:cpu…) print what to use instead.
 Exit status: 0 success, 1 failure (nothing matched, an app did not come online), 2 bad arguments or config.
-PM2 users: docs/migrating-from-pm2.md`)
+PM2 users: ${require('node:path').join(__dirname, '..', '..', 'docs', 'migrating-from-pm2.md')}`)
   return program
 }
 
@@ -223,6 +237,15 @@ function parseCount (value) {
     throw new InvalidArgumentError(`Expected a whole number, got "${value}".`)
   }
   return n
+}
+
+// PM2 accepts each of its flags on every command: one given to a command that has no use for
+// it is dropped with a notice (lib/cli/pm2-flags.js), not refused as unknown.
+function withoutForeignPm2Flags (argv, program, word) {
+  const command = program.commands.find((c) => c.name() === word || c.aliases().includes(word))
+  if (!command || Object.hasOwn(require('./commands/notices').NOTICES, command.name())) return argv
+  const { stripForeignFlags } = require('./pm2-flags')
+  return stripForeignFlags(argv, command, program, { notice: (line) => process.stderr.write(`[xpm] notice: ${line}\n`) })
 }
 
 // The command word: the first argument that is not a global option.
@@ -259,6 +282,7 @@ async function main (argv) {
   const program = buildProgram(argv)
   const start = program.commands.find((c) => c.name() === 'start')
   start.scriptArgs = scriptArgs
+  argv = withoutForeignPm2Flags(argv, program, word)
   if (word === undefined && !argv.slice(2).some((a) => ['-v', '--version', '-h', '--help'].includes(a))) {
     // no command: the usage, and a failure status (as PM2), so `xpm $CMD` with an empty CMD fails
     program.outputHelp({ error: true })

@@ -37,12 +37,13 @@ function toPm2 (p, { now = Date.now() } = {}) {
       exec_interpreter: s.interpreter,
       node_args: s.nodeArgs ?? [],
       args: s.args ?? [],
-      watch: Array.isArray(s.watch) ? s.watch.length > 0 : Boolean(s.watch),
+      // as PM2: a stopped app is not watched (xpm watches it again when it starts)
+      watch: ['stopped', 'errored'].includes(p.status) ? false : Array.isArray(s.watch) ? s.watch.length > 0 : Boolean(s.watch),
       autorestart: s.autorestart !== false,
       exit_code: p.lastExit?.code ?? null,
       pm_out_log_path: p.logs?.out ?? null,
       pm_err_log_path: p.logs?.err ?? null,
-      pm_log_path: p.logs?.combined ?? null
+      ...(p.logs?.combined ? { pm_log_path: p.logs.combined } : {}) // as PM2: only with a combined log
     }
   }
 }

@@ -31,6 +31,7 @@ function sentence (e) {
   }
   if (e.event === 'exit') return exitSentence(e)
   if (e.event === 'dependency-failed') return `not started: it depends on ${e.dependency}, and ${e.reason}`
+  if (e.event === 'warning') return `online with a warning: ${e.cause?.detail ?? ''}`
   return e.event
 }
 

@@ -57,8 +57,9 @@ async function resolveTargets ({ target, cwd = process.cwd(), env = process.env,
 }
 
 async function fromEcosystem (file, { env, envName, only, overrides = {}, scriptArgs = [] }) {
-  const { dir, apps, names, notices: fileNotices } = await selectApps(file, only)
-  if (envName && !apps.some(({ raw }) => Object.hasOwn(raw, `env_${envName}`))) {
+  const { dir, apps, names, notices: fileNotices, deployEnvs } = await selectApps(file, only)
+  const deployEnv = envName && Object.hasOwn(deployEnvs, envName) ? deployEnvs[envName] : null
+  if (envName && !deployEnv && !apps.some(({ raw }) => Object.hasOwn(raw, `env_${envName}`))) {
     const known = [...new Set(apps.flatMap(({ raw }) => Object.keys(raw).filter(isEnvSection).map((k) => k.slice(4))))]
     const near = suggest(envName, known)
     throw new XpmError('XPM_ERR_BAD_ARGUMENT',
@@ -69,7 +70,7 @@ async function fromEcosystem (file, { env, envName, only, overrides = {}, script
   const notices = [...fileNotices]
   for (const { raw, label } of apps) {
     try {
-      specs.push(normalizeApp(raw, { baseDir: dir, env, envName, overrides, scriptArgs, label, notices }))
+      specs.push(normalizeApp(raw, { baseDir: dir, env, envName, deployEnv, overrides, scriptArgs, label, notices }))
     } catch (err) {
       if (!(err instanceof XpmError)) throw err
       problems.push(err)
@@ -115,14 +116,14 @@ function isFile (file) {
 const isEnvSection = (key) => key.startsWith('env_') && key !== 'env_file'
 
 async function selectApps (file, only) {
-  const { dir, apps: raws, notices } = await loadEcosystem(file)
+  const { dir, apps: raws, notices, deployEnvs } = await loadEcosystem(file)
   const apps = raws.map((raw, i) => {
     const label = appLabel(raw, i)
     checkAppObject(raw, `app ${label} in ${file}`)
     return { raw, label }
   })
   const names = apps.map((a) => a.label)
-  if (!only) return { dir, apps, names, notices }
+  if (!only) return { dir, apps, names, notices, deployEnvs }
   const wanted = (Array.isArray(only) ? only : String(only).split(',')).map((s) => s.trim()).filter(Boolean)
   for (const name of wanted) {
     if (!names.includes(name)) {
@@ -131,7 +132,7 @@ async function selectApps (file, only) {
         `--only "${name}": no such app in ${file}${near ? ` — did you mean "${near}"?` : ''} (apps: ${names.join(', ')})`)
     }
   }
-  return { dir, apps: apps.filter((a) => wanted.includes(a.label)), names, notices }
+  return { dir, apps: apps.filter((a) => wanted.includes(a.label)), names, notices, deployEnvs }
 }
 
 function rejectFileOnlyOptions (target, { only, envName }) {

@@ -11,7 +11,7 @@ const { MAX_APPS } = require('./limits')
 const { FILE_KEYS } = require('./options')
 
 // Names PM2 treats as configuration: ecosystem*.{js,cjs,mjs,json}, *.config.{js,cjs,mjs}, any
-// .json, and YAML (recognised only to say it is not supported); and TypeScript: ecosystem*.{ts,
+// .json, YAML (.yml, .yaml: `process.yml`); and TypeScript: ecosystem*.{ts,
 // cts,mts}, *.config.{ts,cts,mts}. A plain `server.js` is a script.
 const ECOSYSTEM_NAME = /(^ecosystem[^/\\]*\.((c|m)?[jt]s|json)$)|(\.config\.(c|m)?[jt]s$)|(\.json$)|(\.ya?ml$)/i
 const TYPESCRIPT = new Set(['.ts', '.cts', '.mts'])
@@ -33,12 +33,12 @@ async function loadEcosystem (file) {
   const ext = path.extname(file).toLowerCase()
   let exported
   if (ext === '.json') exported = readJson(file)
-  else if (ext === '.yml' || ext === '.yaml') throw loadError(file, 'is YAML, which xpm does not read; use .js, .cjs, .mjs or .json')
+  else if (ext === '.yml' || ext === '.yaml') exported = readYaml(file)
   else if (TYPESCRIPT.has(ext) && !process.features.typescript) throw loadError(file, typescriptNeeds(ext))
   else if (ext === '.mjs' || ext === '.mts' || ((ext === '.js' || ext === '.ts') && packageType(file) === 'module')) exported = await importFresh(file)
   else exported = await requireFresh(file)
   const { apps, notices } = appsOf(exported, file)
-  return { file, dir: path.dirname(file), apps, notices }
+  return { file, dir: path.dirname(file), apps, notices, deployEnvs: deployEnvsOf(exported) }
 }
 
 // TypeScript ecosystem files load as Node loads them: with its own type stripping (erasable
@@ -58,6 +58,21 @@ function readJson (file) {
     return JSON.parse(text)
   } catch (err) {
     throw loadError(file, `is not valid JSON (it is parsed, never run): ${err.message}`, err)
+  }
+}
+
+// YAML as PM2 reads it (`process.yml`): data, parsed with the yaml package (YAML 1.2, one
+// document); anchors and merge keys (`<<: *defaults`) work, custom tags are refused.
+function readYaml (file) {
+  let text
+  try { text = fs.readFileSync(file, 'utf8') } catch (err) { throw loadError(file, `could not be read: ${err.code}`, err) }
+  const YAML = require('yaml')
+  const doc = YAML.parseDocument(text, { merge: true, uniqueKeys: true })
+  if (doc.errors.length) throw loadError(file, `is not valid YAML: ${doc.errors[0].message.split('\n')[0]}`, doc.errors[0])
+  try {
+    return doc.toJS({ maxAliasCount: 1000 })
+  } catch (err) {
+    throw loadError(file, `is not valid YAML: ${err.message.split('\n')[0]}`, err)
   }
 }
 
@@ -134,6 +149,13 @@ function appsOf (exported, file) {
       { details: { file, apps: apps.length, max: MAX_APPS } })
   }
   return { apps, notices }
+}
+
+// PM2 reads `deploy.<env>.env` with `--env <env>`, under the apps' own env: { env: vars }.
+function deployEnvsOf (exported) {
+  const deploy = isPlainObject(exported) ? exported.deploy : null
+  if (!isPlainObject(deploy)) return {}
+  return Object.fromEntries(Object.entries(deploy).filter(([, target]) => isPlainObject(target?.env)).map(([name, target]) => [name, target.env]))
 }
 
 // One app object at the top of the file: it names a script (or PM2's aliases of it).

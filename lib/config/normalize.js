@@ -8,7 +8,7 @@ const { homePaths } = require('../paths')
 const { OPTIONS, optionOf } = require('./options')
 const { MAX_INSTANCES } = require('./limits')
 const { processCpus } = require('../cpus')
-const { DEV_NULL } = require('./types')
+const { DEV_NULL, TYPES, INVALID } = require('./types')
 const { parseAppOptions, checkName, throwProblems, checkAppObject } = require('./validate')
 const { resolveScript, isNodeRuntime, normalizeInterpreter, defaultName } = require('./script')
 const { resolveUser, privilegeProblem } = require('./users')
@@ -16,13 +16,16 @@ const { resolveUser, privilegeProblem } = require('./users')
 // Raw app (PM2 keys) -> normalized spec (see CONTEXT "Normalized app spec").
 // overrides: already-parsed values from CLI flags, applied over the file's values.
 // notices: where to push { app, key, message } for what xpm accepts without acting on it.
-function normalizeApp (raw, { baseDir = process.cwd(), env = process.env, envName, overrides = {}, scriptArgs, cpus, label, notices = null } = {}) {
+// deployEnv: the file's `deploy.<envName>.env` (PM2 merges it under the app's env).
+function normalizeApp (raw, { baseDir = process.cwd(), env = process.env, envName, deployEnv = null, overrides = {}, scriptArgs, cpus, label, notices = null } = {}) {
   const app = label ?? appLabel(raw)
   checkAppObject(raw, `app "${app}"`)
   const problems = []
   const parsed = parseAppOptions(raw, { app, problems, notices })
   throwProblems(problems)
-  return buildSpec({ ...parsed.values, ...overrides }, parsed.envs, { baseDir, env, envName, scriptArgs, cpus, app, notices })
+  // PM2's PM2_KILL_TIMEOUT & co. (pm2-env.js): defaults under the file's values and the flags
+  const { pm2EnvDefaults } = require('./pm2-env')
+  return buildSpec({ ...pm2EnvDefaults(env), ...parsed.values, ...overrides }, parsed.envs, { baseDir, env, envName, deployEnv, scriptArgs, cpus, app, notices })
 }
 
 // The name an app goes by in messages before it is normalized.
@@ -40,7 +43,7 @@ function nameOf (raw, { envName, label = appLabel(raw) } = {}) {
   return appName({ ...values, name: values.name ?? label }, { name: label }, envName)
 }
 
-function buildSpec (values, envs, { baseDir, env, envName, scriptArgs, cpus, app, notices = null }) {
+function buildSpec (values, envs, { baseDir, env, envName, deployEnv = null, scriptArgs, cpus, app, notices = null }) {
   const where = ` in app "${app}"`
   const val = (key) => key in values ? values[key] : optionOf(key).default
   const notice = (key, message) => notices?.push({ app, key, message })
@@ -53,6 +56,7 @@ function buildSpec (values, envs, { baseDir, env, envName, scriptArgs, cpus, app
   const name = appName(values, run, envName)
   checkName(name, where)
   const execMode = execModeFor(values, run, where)
+  const instances = values.instances === undefined ? 1 : instanceCount(values.instances, cpus ?? processCpus().count)
   let interpreter = values.interpreter === undefined ? run.interpreter : normalizeInterpreter(values.interpreter)
   if (execMode === 'cluster' && interpreter !== 'node') {
     // a Node binary of the user's: cluster workers are forked by the daemon, on its own Node
@@ -66,7 +70,7 @@ function buildSpec (values, envs, { baseDir, env, envName, scriptArgs, cpus, app
   const privilege = privilegeProblem(ids)
   if (privilege) throw new XpmError('XPM_ERR_CONFIG_INVALID', `\`uid\`/\`gid\`${where}: ${privilege}`, { details: { app, key: values.uid !== undefined ? 'uid' : 'gid' } })
 
-  const own = fileEnv(values, envs, envName, cwd, where)
+  const own = fileEnv(values, envs, envName, cwd, where, deployEnv)
   const spec = {
     name,
     namespace: val('namespace'),
@@ -75,7 +79,7 @@ function buildSpec (values, envs, { baseDir, env, envName, scriptArgs, cpus, app
     cwd,
     interpreter,
     nodeArgs: [...run.nodeArgs, ...(values.interpreter === undefined ? run.shebangArgs ?? [] : []), ...val('node_args')],
-    instances: values.instances === undefined ? 1 : instanceCount(values.instances, cpus ?? processCpus().count),
+    instances,
     execMode,
     env: buildEnv(env, values, own),
     // the names of the variables the app's own configuration sets (env, port, env_file,
@@ -86,7 +90,8 @@ function buildSpec (values, envs, { baseDir, env, envName, scriptArgs, cpus, app
       outFile: noLogs ? DEV_NULL : abs(val('out_file')),
       errorFile: noLogs ? DEV_NULL : abs(val('error_file')),
       logFile: noLogs || !logFile ? null : logFile === true ? path.join(homePaths(env.XPM_HOME).logsDir, `${name}.log`) : abs(logFile),
-      perInstance: !val('merge_logs'),
+      // PM2: a file per instance unless merge_logs, which is on by default for a single fork
+      perInstance: values.merge_logs === undefined ? execMode === 'cluster' || instances > 1 : !values.merge_logs,
       time: val('time'),
       dateFormat: val('log_date_format'),
       json: val('log_type') === 'json',
@@ -101,6 +106,9 @@ function buildSpec (values, envs, { baseDir, env, envName, scriptArgs, cpus, app
   for (const option of OPTIONS) {
     if (option.target && !(option.target in spec) && !option.target.includes('.')) spec[option.target] = val(option.key)
   }
+  // As PM2: source maps on when the script has a `.map` file next to it, unless the app says
+  // (source_map_support, or disable_source_map_support / --disable-source-map-support).
+  if (values.source_map_support === undefined) spec.sourceMapSupport = isNodeRuntime(interpreter) && hasSourceMap(spec.script)
   // The agent is a Node preload; other interpreters cannot load it.
   spec.metrics = spec.metrics && isNodeRuntime(interpreter)
   // 'max', 0, -n: which CPUs were counted (cgroup quota, cpuset, cores), for `xpm show` (lib/cpus.js)
@@ -116,6 +124,10 @@ function appName (values, run, envName) {
   if (values.name_prefix && !name.startsWith(`${values.name_prefix}:`)) name = `${values.name_prefix}:${name}`
   if (values.append_env_to_name && envName) name = `${name}-${envName}`
   return name
+}
+
+function hasSourceMap (script) {
+  try { return fs.statSync(`${script}.map`).isFile() } catch { return false }
 }
 
 function watchPaths (watch, cwd) {
@@ -181,8 +193,9 @@ function buildEnv (baseEnv, values, own) {
 }
 
 // The variables the app's configuration sets itself: env, port, env_file, env_<name>.
-function fileEnv (values, envs, envName, cwd, where) {
-  const env = { ...values.env }
+function fileEnv (values, envs, envName, cwd, where, deployEnv = null) {
+  const deployed = deployEnv ? TYPES.env.parse(deployEnv) : {}
+  const env = { ...(deployed === INVALID ? {} : deployed), ...values.env }
   if (values.port !== undefined) env.PORT = String(values.port)
   if (values.env_file) Object.assign(env, readEnvFile(path.resolve(cwd, values.env_file), where))
   if (envName && envs[envName]) Object.assign(env, envs[envName])

@@ -11,7 +11,8 @@ const { splitArgs, INVALID } = require('./types')
 //  - a path relative to cwd, or a bare name looked up on PATH (`npm`, `next`, `redis-server`);
 //  - a whole command line (`'npm run start'`, `'deno run --allow-net app.ts'`) when no file has
 //    that name: its first word is the script, the rest come before the app's args; `node [flags]
-//    app.js …` runs app.js under Node with those flags;
+//    app.js …` runs app.js under Node with those flags; one with shell syntax (`a && b`, `;`,
+//    `|`, `>`) runs under `bash -c`, as PM2 runs every command line;
 //  - the interpreter from the extension (PM2's table), else from the file itself: an executable
 //    whose first line names node (`#!/usr/bin/env node`: npm, yarn, next) runs under Node — in
 //    cluster mode too — any other executable runs as itself, and a file that is neither runs
@@ -84,6 +85,8 @@ function notFound (script, found, where) {
 function resolveScript (given, { cwd, env, where = '' }) {
   const found = findFile(given, cwd, env)
   if (found.file) return { script: found.file, args: [], nodeArgs: [], name: defaultName(given), ...inferInterpreter(found.file, env) }
+  const shell = shellLine(given, env)
+  if (shell) return shell
   const words = /\s/.test(given.trim()) ? splitArgs(given.trim()) : INVALID
   if (words === INVALID || words.length < 2) throw notFound(given, found, where)
   const [command, ...rest] = words
@@ -104,6 +107,20 @@ function resolveScript (given, { cwd, env, where = '' }) {
     }
   }
   return { script: head.file, args: rest, nodeArgs: [], name, ...inferInterpreter(head.file, env) }
+}
+
+// A command line with shell syntax (`cc hello.c; ./a.out`, `npm run build && npm start`,
+// `cmd > out.txt`) runs as PM2 runs any command line: `bash -c '<line>'` (sh without bash).
+// Plain words (`npm run start`) keep running the program itself, without a shell in between,
+// so signals reach it directly.
+const SHELL_SYNTAX = /[;&|<>`]|\$\(/
+function shellLine (given, env) {
+  const line = given.trim()
+  if (!/\s/.test(line) || !SHELL_SYNTAX.test(line)) return null
+  const shell = whichSync('bash', env.PATH) ?? whichSync('sh', env.PATH)
+  if (!shell) return null
+  const first = line.split(/[\s;&|<>]/)[0]
+  return { script: shell, args: ['-c', line], nodeArgs: [], name: defaultName(first || path.basename(shell)), interpreter: 'none', why: `"${line}" is a shell command line, run with ${path.basename(shell)} -c as in PM2` }
 }
 
 // `[flags] script [args]` after `node`; null when Node is not asked to run a file (-e, -p, -i).

@@ -81,7 +81,9 @@ const specText = (v) => noNul(v) && v !== '' && Buffer.byteLength(v) <= MAX_PATH
 const specAbs = (v) => specText(v) && path.isAbsolute(v)
 const specStrings = (v, nonEmpty = false) => Array.isArray(v) && v.every((s) => noNul(s) && (!nonEmpty || s !== ''))
 const specInt = (v) => Number.isSafeInteger(v)
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,255}$/
+// Any name the environment can hold (PM2 takes "newonlyfans-backend" as instance_var): no `=`,
+// no NUL, not empty; a shell cannot read such a name, Node's process.env can.
+const ENV_VAR = /^[^=\0]{1,256}$/
 const MAX_ID = 2 ** 32 - 2 // uid_t and gid_t; -1 (2^32-1) means "unchanged" to the kernel
 
 // Every type: expected (what a message says it should be), parse (file or flag value → parsed
@@ -211,9 +213,9 @@ const TYPES = {
     spec: [(v) => isPlainObject(v) && Object.entries(v).every(([k, s]) => noNul(k) && noNul(s)), 'an object of strings']
   },
   envName: {
-    expected: 'an environment variable name (letters, digits and _, not starting with a digit)',
-    parse: (v) => typeof v === 'string' && ENV_NAME.test(v) ? v : INVALID,
-    spec: [(v) => typeof v === 'string' && ENV_NAME.test(v), 'an environment variable name']
+    expected: 'an environment variable name (any text without "=" or a NUL byte)',
+    parse: (v) => typeof v === 'string' && ENV_VAR.test(v) ? v : INVALID,
+    spec: [(v) => typeof v === 'string' && ENV_VAR.test(v), 'an environment variable name']
   },
   // true: <XPM_HOME>/logs/<name>.log; false, "NULL" and "/dev/null": none.
   logFile: {

@@ -80,7 +80,8 @@ function parseFlags (flags = {}, { cwd }) {
     if (parsed === INVALID) throw invalid(`\`${long}\``, option.type, value, '')
     const bound = outOfRange(option, parsed)
     if (bound) throw outside(`\`${long}\``, bound, value, '', option.key)
-    values[option.key] = absolutePaths(option, parsed, cwd)
+    if (option.into) values[option.into] = option.map(parsed)
+    else values[option.key] = absolutePaths(option, parsed, cwd)
   }
   return values
 }

@@ -202,7 +202,8 @@ function logPaths (app, entry, { homes, note, count }) {
     if (entry.merge_logs !== true && count > 1) file = file.replace(/-\d+(\.[^./]+)?$/, '$1')
     app[key] = file
   }
-  if (entry.merge_logs === false && count > 1 && (app.out_file || app.error_file)) app.merge_logs = false
+  // one file per instance is the default for several instances, in PM2 and xpm alike
+  if (entry.merge_logs === true && count > 1) app.merge_logs = true
   if (own.length) note(`logs: PM2's own files (${own.map((f) => path.basename(f)).join(', ')}) stay PM2's; xpm writes its own (\`xpm show ${app.name}\` prints where)`)
 }
 

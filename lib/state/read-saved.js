@@ -8,7 +8,7 @@ const { parseState } = require('./state-format')
 
 const SALVAGE_BYTES = 1024 * 1024
 
-// Reads a saved state (state.json, dump.json, update.json), never losing apps silently. A file
+// Reads a saved state (state.json, dump.pm2, update.json), never losing apps silently. A file
 // that is damaged (not JSON, or not the shape a restore needs) is set aside as
 // `<file>.corrupt-<time>`, so the next save cannot push the good `.bak` copy out with it, and,
 // with `fallback`, the `.bak` copy is used instead; the result says so in `damaged`, with what
@@ -73,7 +73,7 @@ function isDamage (err) {
 
 function reasonOf (err) {
   const cause = err.cause?.name === 'SyntaxError' ? err.cause.message : err.message
-  return cause.replace(/^[^:]*\.json: /, '')
+  return cause.replace(/^[^:]*\.(json|pm2): /, '')
 }
 
 // `<file>.corrupt-20261123T034200.123Z`; null when it cannot be moved (it is then left in place).

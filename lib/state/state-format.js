@@ -3,7 +3,7 @@
 const { XpmError } = require('../errors')
 
 // The saved form of the daemon's desired state, shared by state.json (kept after every change),
-// dump.json (`xpm save`) and update.json (`xpm update`). Pure: values in, values out.
+// dump.pm2 (`xpm save`) and update.json (`xpm update`). Pure: values in, values out.
 //   { version, savedAt, cleanShutdown, daemon: { pid, version },
 //     apps: [{ spec, listens, instances: [{ id, index, desired: 'online' | 'stopped', finished? }] }],
 //     processes: [{ id, name, instance, pid, startTime, mode, group }] }

@@ -21,13 +21,13 @@ function running (pid) {
   }
 }
 
-test('resurrect with a damaged dump.json: the backup\'s apps start, it says what was used and what may be missing, exits 1, and sets the damaged file aside', async (t) => {
+test('resurrect with a damaged dump.pm2: the backup\'s apps start, it says what was used and what may be missing, exits 1, and sets the damaged file aside', async (t) => {
   const h = createHome(t)
-  const dump = path.join(h.home, 'dump.json')
+  const dump = path.join(h.home, 'dump.pm2')
   ok(await h.run(['start', fixture('idle.js'), '--name', 'api']))
   ok(await h.run(['save']))
   ok(await h.run(['start', fixture('idle.js'), '--name', 'worker']))
-  ok(await h.run(['save'])) // dump.json: api + worker; dump.json.bak: api
+  ok(await h.run(['save'])) // dump.pm2: api + worker; dump.pm2.bak: api
   ok(await h.run(['kill']))
   // the last save, cut short (a full disk, a power cut)
   const text = fs.readFileSync(dump, 'utf8')
@@ -36,21 +36,21 @@ test('resurrect with a damaged dump.json: the backup\'s apps start, it says what
   const res = await h.run(['resurrect'])
   assert.equal(res.code, 1, 'a script can tell that apps may be missing')
   assert.match(res.stdout, /api: restored \(1 online\)/)
-  assert.match(res.stderr, /dump\.json is damaged \(.+\); used dump\.json\.bak instead, the save before it \(.+\)\. .*apps named in the damaged file but not in the backup: worker; .*kept as dump\.json\.corrupt-\d{8}T\d{6}\.\d{3}Z \[XPM_ERR_DUMP_DAMAGED\]/)
+  assert.match(res.stderr, /dump\.pm2 is damaged \(.+\); used dump\.pm2\.bak instead, the save before it \(.+\)\. .*apps named in the damaged file but not in the backup: worker; .*kept as dump\.pm2\.corrupt-\d{8}T\d{6}\.\d{3}Z \[XPM_ERR_DUMP_DAMAGED\]/)
   const list = await h.jlist()
   assert.deepEqual(list.map((p) => [p.name, p.status]), [['api', 'online']])
-  const aside = asideFiles(h.home, 'dump.json')
+  const aside = asideFiles(h.home, 'dump.pm2')
   assert.equal(aside.length, 1)
   assert.match(fs.readFileSync(path.join(h.home, aside[0]), 'utf8'), /"worker"/, 'the damaged file is kept')
   assert.deepEqual(readJson(dump).apps.map((a) => a.spec.name), ['api'], 'the backup took its place')
 
-  // from now on dump.json is whole again: a second resurrect is quiet and changes nothing
+  // from now on dump.pm2 is whole again: a second resurrect is quiet and changes nothing
   const again = await h.run(['resurrect', '--json'])
   ok(again)
   assert.equal(JSON.parse(again.stdout).damaged, undefined)
   assert.equal((await h.jlist()).length, 1)
   const log = fs.readFileSync(path.join(h.home, 'daemon.log'), 'utf8')
-  assert.match(log, /dump\.json is damaged/)
+  assert.match(log, /dump\.pm2 is damaged/)
 })
 
 test('a crash with a damaged state.json: state.json.bak is used, the orphan is reaped, the app restored, with a warning', async (t) => {

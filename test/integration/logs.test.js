@@ -21,7 +21,7 @@ function readRotated (file) {
 
 test('two cluster workers write 100,000 numbered lines each in a burst: every line lands exactly once', async (t) => {
   const h = createHome(t)
-  const res = await h.run(['start', fixture('spew-lines.js'), '-i', '2', '--name', 'burst'], { env: { SPEW_COUNT: '100000', SPEW_HTTP: '1' } })
+  const res = await h.run(['start', fixture('spew-lines.js'), '-i', '2', '--name', 'burst', '--merge-logs'], { env: { SPEW_COUNT: '100000', SPEW_HTTP: '1' } })
   assert.equal(res.code, 0, res.stderr)
   const file = path.join(h.home, 'logs', 'burst-out.log')
   const lines = await waitFor(() => { const l = readRotated(file); return l.length >= 200000 && l }, { timeout: 30000, message: '200,000 lines' })
@@ -100,7 +100,7 @@ test('flush while the app writes: no error, later lines appear', async (t) => {
 test('--time puts a timestamp on every line in cluster and fork mode; -l writes the combined file', async (t) => {
   const h = createHome(t)
   const combined = path.join(h.home, 'combined.txt')
-  assert.equal((await h.run(['start', fixture('tick-lines.js'), '-i', '2', '--name', 'cl', '--time', '-l', combined])).code, 0)
+  assert.equal((await h.run(['start', fixture('tick-lines.js'), '-i', '2', '--name', 'cl', '--merge-logs', '--time', '-l', combined])).code, 0)
   assert.equal((await h.run(['start', fixture('tick-lines.js'), '--name', 'fk', '--time'])).code, 0)
   const stamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}/
   for (const name of ['cl', 'fk']) {

@@ -21,7 +21,7 @@ function shellQuote (arg) {
 
 test(`${COUNT} processes of a tiny program: list, jlist, show, monit and logs answer; kill ends them all`, { timeout: 120000 }, async (t) => {
   const h = createHome(t)
-  const started = await h.run(['start', fixture('tiny-sleeper.sh'), '--name', 'tiny', '-i', String(COUNT)], { timeout: 90000 })
+  const started = await h.run(['start', fixture('tiny-sleeper.sh'), '--name', 'tiny', '-i', String(COUNT), '--merge-logs'], { timeout: 90000 })
   assert.equal(started.code, 0, started.stderr)
 
   const list = await waitFor(async () => {

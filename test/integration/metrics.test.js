@@ -59,12 +59,14 @@ async function osHistory (h, name, count, { timeout = 15000 } = {}) {
   }, { timeout, interval: 200, message: `${count} OS samples of ${name}` })
 }
 
+// fork: <name>-out.log; cluster: a file per instance, <name>-out-0.log (as PM2)
 function outLog (h, name) {
-  try {
-    return fs.readFileSync(path.join(h.home, 'logs', `${name}-out.log`), 'utf8')
-  } catch {
-    return ''
+  for (const file of [`${name}-out.log`, `${name}-out-0.log`]) {
+    try {
+      return fs.readFileSync(path.join(h.home, 'logs', file), 'utf8')
+    } catch {}
   }
+  return ''
 }
 
 // These wait on the ~1 Hz reports, not on the CPU, so they run side by side, each with its own daemon.

@@ -30,7 +30,7 @@ test('args, cwd, node_args, exec_mode fork with instances, out_file/error_file, 
   assert.deepEqual(forks.map((p) => [p.mode, p.instance]), [['fork', 0], ['fork', 1]])
   assert.notEqual(forks[0].pid, forks[1].pid)
   for (const i of [0, 1]) {
-    const out = path.join(h.home, 'logs', `forks-${i}-out.log`)
+    const out = path.join(h.home, 'logs', `forks-out-${i}.log`)
     const lines = await waitFor(() => fs.existsSync(out) && fs.readFileSync(out, 'utf8').split('\n').filter(Boolean).length > 3 && fs.readFileSync(out, 'utf8').split('\n').filter(Boolean))
     for (const line of lines) assert.match(line, /^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}: tick \d+$/)
   }
@@ -47,7 +47,7 @@ test('stop lets an in-flight request finish (disconnect first); kill_timeout bou
   assert.equal((await h.run(['start', fixture('slow-response.js'), '-i', '1', '--name', 'slow', '--kill-timeout', '2s'], { env: { PORT: String(port), IGNORE_SIGINT: '1', SLOW_MS: '800' } })).code, 0)
   const [p] = await h.jlist()
   const inflight = httpGet(port)
-  const out = path.join(h.home, 'logs', 'slow-out.log')
+  const out = path.join(h.home, 'logs', 'slow-out-0.log') // cluster mode: a file per instance, as PM2
   await waitFor(() => fs.existsSync(out) && fs.readFileSync(out, 'utf8').includes('request received'), { message: 'the request to reach the worker' })
   const started = Date.now()
   const stop = await h.run(['stop', 'slow'])

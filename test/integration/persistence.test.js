@@ -33,7 +33,7 @@ test('save → kill → resurrect gives back the same apps, instance counts, env
   const saved = await h.run(['save'])
   ok(saved)
   assert.match(saved.stdout, /saved 3 app\(s\), 4 process\(es\)/)
-  const dumpFile = path.join(h.home, 'dump.json')
+  const dumpFile = path.join(h.home, 'dump.pm2')
   const firstDump = fs.readFileSync(dumpFile, 'utf8')
   assert.equal(fs.statSync(dumpFile).mode & 0o777, 0o600, 'the dump holds environments: owner only')
 
@@ -71,7 +71,7 @@ test('save → kill → resurrect gives back the same apps, instance counts, env
   assert.equal(fs.readFileSync(dumpFile, 'utf8'), firstDump)
   ok(await h.run(['save', '--force']))
   assert.deepEqual(JSON.parse(fs.readFileSync(dumpFile, 'utf8')).apps, [])
-  assert.equal(fs.readFileSync(dumpFile + '.bak', 'utf8'), firstDump, 'the previous save is kept as dump.json.bak')
+  assert.equal(fs.readFileSync(dumpFile + '.bak', 'utf8'), firstDump, 'the previous save is kept as dump.pm2.bak')
 })
 
 test('kill -9 of the daemon: no cluster worker keeps running, the next command restores the apps and says so', async (t) => {

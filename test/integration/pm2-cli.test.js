@@ -112,9 +112,9 @@ describe('PM2 commands, targets and exit codes', { concurrency: true }, () => {
 
     // save, dump, cleardump
     ok(await h.run(['dump']))
-    assert.equal(JSON.parse(fs.readFileSync(path.join(h.home, 'dump.json'), 'utf8')).apps.length, 5)
+    assert.equal(JSON.parse(fs.readFileSync(path.join(h.home, 'dump.pm2'), 'utf8')).apps.length, 5)
     ok(await h.run(['cleardump']))
-    assert.equal(JSON.parse(fs.readFileSync(path.join(h.home, 'dump.json'), 'utf8')).apps.length, 0)
+    assert.equal(JSON.parse(fs.readFileSync(path.join(h.home, 'dump.pm2'), 'utf8')).apps.length, 0)
 
     // delete all, then every "all" command has nothing to act on: exit 1, as PM2
     const left = (await h.jlist()).map((p) => p.pid).filter(Boolean)

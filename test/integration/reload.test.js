@@ -170,7 +170,7 @@ test('shutdown_with_message is honoured during reload, and the app\'s own messag
   const reload = await h.run(['reload', 'msg'])
   assert.equal(reload.code, 0, reload.stderr)
   assert.ok(Date.now() - started < 7000, 'the old worker left on the message, not at kill_timeout')
-  const out = path.join(h.home, 'logs', 'msg-out.log')
+  const out = path.join(h.home, 'logs', 'msg-out-0.log') // cluster mode: a file per instance, as PM2
   const lines = await waitFor(() => { const l = fs.readFileSync(out, 'utf8').split('\n').filter(Boolean); return l.length && l })
   assert.deepEqual(lines, ['message "shutdown"'])
   const [after] = await h.jlist()

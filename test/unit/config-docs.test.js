@@ -32,7 +32,7 @@ test('every flag in options.js is an `xpm start` option, with no commander defau
   const command = parseStart(['app.js'])
   const opts = command.opts()
   for (const option of OPTIONS.filter((o) => o.flag)) {
-    const long = /--[a-z-]+/.exec(option.flag)[0]
+    const long = /--[a-z0-9-]+/.exec(option.flag)[0]
     assert.ok(command.options.some((o) => o.long === long), long)
     if (!option.flag.startsWith('--no-')) assert.equal(opts[flagAttribute(option.flag)], undefined, long)
   }

@@ -44,7 +44,8 @@ test('a dump becomes apps with the same names, instances, environment, log paths
     env: { PORT: '4567', NODE_ENV: 'production' },
     kill_timeout: '3s',
     max_memory_restart: '256M',
-    out_file: '/var/log/api/api-out.log'
+    out_file: '/var/log/api/api-out.log',
+    merge_logs: true
   })
   assert.deepEqual(worker, {
     name: 'worker',
@@ -72,7 +73,7 @@ test('per-instance log files, custom pid files, "max" instances and other interp
     entry({ pm_id: 1, instances: 'max', merge_logs: false, pm_out_log_path: '/var/log/w-out-1.log', pm_pid_path: '/run/w-1.pid' }),
     { name: 'py', exec_mode: 'fork_mode', exec_interpreter: 'python3', pm_exec_path: '/srv/job.py', status: 'errored', env: {} }
   ], { homes: [home], env: {} })
-  assert.deepEqual([apps[0].instances, apps[0].out_file, apps[0].merge_logs, apps[0].pid_file], ['max', '/var/log/w-out.log', false, '/run/w.pid'])
+  assert.deepEqual([apps[0].instances, apps[0].out_file, apps[0].merge_logs, apps[0].pid_file], ['max', '/var/log/w-out.log', undefined, '/run/w.pid'], 'one file per instance is the default: no merge_logs needed')
   assert.deepEqual([apps[1].interpreter, apps[1].autostart], ['python3', false])
 })
 

@@ -74,6 +74,33 @@ test('a .js ecosystem in a "type": "module" package is imported as ESM', async (
   assert.equal((await loadEcosystem(path.join(dir, 'ecosystem.config.js'))).apps[0].name, 'esm')
 })
 
+test('YAML ecosystem files (process.yml) are read as PM2 reads them: apps, env_<name>, anchors', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-yaml-'))
+  fs.writeFileSync(path.join(dir, 'app.js'), '')
+  fs.writeFileSync(path.join(dir, 'process.yml'), [
+    'apps:',
+    '  - script: ./app.js',
+    '    name: api',
+    '    instances: 2',
+    '    env: &env',
+    '      NODE_ENV: development',
+    '    env_production:',
+    '      NODE_ENV: production',
+    '  - name: worker',
+    '    script: app.js',
+    '    args: --queue jobs',
+    '    env: *env',
+    ''
+  ].join('\n'))
+  const { apps } = await loadEcosystem(path.join(dir, 'process.yml'))
+  assert.deepEqual(apps.map((a) => [a.name, a.env.NODE_ENV]), [['api', 'development'], ['worker', 'development']])
+  const resolved = await resolveStart({ target: path.join(dir, 'process.yml'), env, envName: 'production' })
+  assert.deepEqual(resolved.specs.map((s) => [s.name, s.instances, s.env.NODE_ENV]), [['api', 2, 'production'], ['worker', 1, 'development']])
+  assert.deepEqual(resolved.specs[1].args, ['--queue', 'jobs'])
+  fs.writeFileSync(path.join(dir, 'one.yaml'), 'name: solo\nscript: app.js\n')
+  assert.equal((await loadEcosystem(path.join(dir, 'one.yaml'))).apps[0].name, 'solo')
+})
+
 test('bad shapes and missing files are XPM_ERR_CONFIG_LOAD or UNKNOWN_KEY, one line each', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-shape-'))
   const write = (name, text) => { fs.writeFileSync(path.join(dir, name), text); return path.join(dir, name) }
@@ -82,7 +109,8 @@ test('bad shapes and missing files are XPM_ERR_CONFIG_LOAD or UNKNOWN_KEY, one l
     [write('b.json', '{ "app": [] }'), 'XPM_ERR_CONFIG_UNKNOWN_KEY', /unknown top-level key "app" .* did you mean "apps"\?/],
     [write('c.json', '"apps"'), 'XPM_ERR_CONFIG_LOAD', /must export \{ apps: \[\.\.\.\] \}/],
     [write('d.config.js', 'throw new Error("boom")'), 'XPM_ERR_CONFIG_LOAD', /failed to load: boom/],
-    [write('e.yml', 'apps: []'), 'XPM_ERR_CONFIG_LOAD', /YAML/],
+    [write('e.yml', 'apps: []'), 'XPM_ERR_CONFIG_LOAD', /has no apps/],
+    [write('e2.yaml', 'apps:\n  - name: a\n   script: x\n'), 'XPM_ERR_CONFIG_LOAD', /is not valid YAML: .*line 3/],
     [write('f.json', '{ "apps": ["app.js"] }'), 'XPM_ERR_CONFIG_INVALID', /Expected app #1 .* to be an object of options, got "app.js"/],
     [path.join(dir, 'ecosystem.missing.json'), 'XPM_ERR_CONFIG_LOAD', /does not exist/]
   ]
@@ -94,4 +122,18 @@ test('bad shapes and missing files are XPM_ERR_CONFIG_LOAD or UNKNOWN_KEY, one l
       return true
     })
   }
+})
+
+test('--env production reads deploy.production.env under the app\'s env and env_production, as PM2', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-deploy-env-'))
+  fs.writeFileSync(path.join(dir, 'env.js'), '')
+  fs.writeFileSync(path.join(dir, 'env-ecosystem.json'), JSON.stringify({
+    apps: [{ name: 'env2', script: './env.js', env: { NODE_ENV: 'production', SHARED: 'app' } }],
+    deploy: { production: { user: 'node', host: '212.83.163.1', ref: 'origin/master', repo: 'git@github.com:repo.git', path: '/var/www/production', env: { TEST_VARIABLE: 'No worries!', SHARED: 'deploy' } } }
+  }))
+  const [spec] = (await resolveStart({ target: path.join(dir, 'env-ecosystem.json'), env, envName: 'production' })).specs
+  assert.deepEqual([spec.env.TEST_VARIABLE, spec.env.SHARED, spec.env.NODE_ENV], ['No worries!', 'app', 'production'])
+  const [plain] = (await resolveStart({ target: path.join(dir, 'env-ecosystem.json'), env })).specs
+  assert.equal(plain.env.TEST_VARIABLE, undefined, 'only with --env')
+  await assert.rejects(resolveStart({ target: path.join(dir, 'env-ecosystem.json'), env, envName: 'staging' }), { code: 'XPM_ERR_BAD_ARGUMENT' })
 })

@@ -29,7 +29,11 @@ test('instance_var renames NODE_APP_INSTANCE; increment_var counts up from the a
   assert.deepEqual([0, 1, 2].map((i) => instanceEnv(spec, i).PORT), ['4000', '4001', '4002'])
   assert.deepEqual([0, 1].map((i) => instanceEnv(app({ increment_var: 'PORT', port: 5000 }), i).PORT), ['5000', '5001'])
   assert.deepEqual([0, 1].map((i) => instanceEnv(app({ increment_var: 'SLOT' }), i).SLOT), ['0', '1'], 'from 0 when the env does not set it')
-  assert.throws(() => app({ instance_var: 'NOT VALID' }), { code: 'XPM_ERR_CONFIG_INVALID', message: /`instance_var`/ })
+  assert.deepEqual(instanceEnv(app({ instance_var: 'newonlyfans-backend' }), 1), { 'newonlyfans-backend': '1' }, 'any name the environment can hold, as PM2')
+  assert.deepEqual(instanceEnv(app({ instance_var: 'NOT VALID' }), 0), { 'NOT VALID': '0' })
+  for (const bad of ['A=B', '', 'a\0b']) {
+    assert.throws(() => app({ instance_var: bad }), { code: 'XPM_ERR_CONFIG_INVALID', message: /`instance_var`/ }, bad)
+  }
 })
 
 test('names: name_prefix, append_env_to_name; namespace defaults to "default"', async () => {
@@ -186,7 +190,7 @@ test('command lines: the first word is the program, the rest its arguments; the 
   assert.equal((await resolveStart({ target: 'sleep', cwd: CORPUS, env })).kind, 'name', 'alone, a word is an app name')
 })
 
-test('uid and gid: names from /etc/passwd and /etc/group, the user\'s own group, root needed for another user', () => {
+test('uid and gid: names from /etc/passwd and /etc/group, then getent; the user\'s own group, root needed for another user', () => {
   const dir = tmp()
   const passwd = path.join(dir, 'passwd')
   const group = path.join(dir, 'group')
@@ -198,7 +202,14 @@ test('uid and gid: names from /etc/passwd and /etc/group, the user\'s own group,
   assert.deepEqual(resolveUser({ uid: 1500, gid: null }, files), { uid: 1500, gid: 1600 })
   assert.deepEqual(resolveUser({ uid: null, gid: 33 }, files), { uid: null, gid: 33 })
   assert.throws(() => resolveUser({ uid: 'nobody-here', gid: null }, files), { message: /`uid` to be a user of this machine, got "nobody-here"/ })
-  assert.throws(() => resolveUser({ uid: 4242, gid: null }, files), { message: /give `gid` too/ })
+  assert.throws(() => resolveUser({ uid: 4242, gid: null }, { ...files, lookup: () => null }), { message: /give `gid` too/ })
+  // names the files do not hold come from the system's user database (getent: LDAP, SSSD…)
+  const ldap = (db, key) => db === 'passwd' && key === 'alice' ? ['alice', 'x', '2001', '2002', '', '/home/alice', '/bin/sh'] : db === 'group' && key === 'staff' ? ['staff', 'x', '50', ''] : null
+  assert.deepEqual(resolveUser({ uid: 'alice', gid: null }, { ...files, lookup: ldap }), { uid: 2001, gid: 2002 })
+  assert.deepEqual(resolveUser({ uid: 'alice', gid: 'staff' }, { ...files, lookup: ldap }), { uid: 2001, gid: 50 })
+  const empty = path.join(dir, 'empty')
+  fs.writeFileSync(empty, '')
+  assert.deepEqual(resolveUser({ uid: 'root', gid: 'root' }, { passwd: empty, group: empty }), { uid: 0, gid: 0 }, 'the real getent')
   assert.equal(privilegeProblem({ uid: process.getuid(), gid: process.getgid() }), null, 'the daemon\'s own ids are always fine')
   const other = privilegeProblem({ uid: process.getuid() + 1, gid: null })
   if (process.getuid() === 0) assert.equal(other, null)
@@ -236,7 +247,7 @@ test('the daemon completes a spec of an earlier xpm with the table\'s defaults, 
   for (const key of ['namespace', 'instanceVar', 'autostart', 'treekill', 'uid', 'gid', 'pidFile']) delete spec[key]
   validateSpec(spec)
   assert.deepEqual([spec.namespace, spec.instanceVar, spec.autostart, spec.treekill, spec.uid, spec.pidFile], ['default', 'NODE_APP_INSTANCE', true, true, null, null])
-  const bad = { ...spec, instanceVar: '1 2', pidFile: 'relative.pid', namespace: 'all', killRetryTime: 5 }
+  const bad = { ...spec, instanceVar: 'A=B', pidFile: 'relative.pid', namespace: 'all', killRetryTime: 5 }
   const problems = checkSpec(bad)
   for (const field of ['instanceVar', 'pidFile', 'namespace', 'killRetryTime']) assert.ok(problems.some((p) => p.startsWith(field)), field)
 })
@@ -248,4 +259,39 @@ test('PM2 start flags -c, -p, -x and --no-automation map to their keys', () => {
   assert.equal(values.pid_file, '/srv/app.pid')
   assert.equal(values.execute_command, true)
   assert.equal(values.automation, false)
+})
+
+test('log files per instance as PM2: cluster mode or several instances unless merge_logs; a single fork is merged', () => {
+  assert.equal(app({}).logs.perInstance, false, 'one fork: one file pair')
+  assert.equal(app({ instances: 4 }).logs.perInstance, true)
+  assert.equal(app({ exec_mode: 'cluster' }).logs.perInstance, true)
+  assert.equal(app({ instances: 4, merge_logs: true }).logs.perInstance, false)
+  assert.equal(app({ combine_logs: true, exec_mode: 'cluster' }).logs.perInstance, false)
+  assert.equal(app({ merge_logs: false }).logs.perInstance, true)
+})
+
+test('a command line with shell syntax runs under bash -c, as PM2 runs it; plain words run the program itself', async () => {
+  const spec = app({ script: 'cc hello.c; ./a.out' })
+  assert.match(spec.script, /\/(ba)?sh$/)
+  assert.deepEqual([spec.args, spec.interpreter, spec.name], [['-c', 'cc hello.c; ./a.out'], 'none', 'cc'])
+  const both = app({ script: 'npm run build && npm run start', wait_ready: true })
+  assert.deepEqual(both.args, ['-c', 'npm run build && npm run start'])
+  const plain = app({ script: 'npm run start' })
+  assert.match(plain.script, /\/npm$/)
+  assert.deepEqual(plain.args.slice(0, 2), ['run', 'start'])
+  const cli = await resolveStart({ target: 'cc hello.c; ./a.out', cwd: CORPUS, env })
+  assert.equal(cli.kind, 'script')
+  assert.deepEqual(cli.specs[0].args, ['-c', 'cc hello.c; ./a.out'])
+})
+
+test('source maps as PM2: on when the script has a .map file, off with disable_source_map_support, else off', () => {
+  const dir = tmp()
+  fs.writeFileSync(path.join(dir, 'main.js'), '')
+  fs.writeFileSync(path.join(dir, 'main.js.map'), '{}')
+  fs.writeFileSync(path.join(dir, 'plain.js'), '')
+  const at = (raw) => normalizeApp(raw, { baseDir: dir, env, cpus: 4 })
+  assert.equal(at({ script: 'main.js' }).sourceMapSupport, true)
+  assert.equal(at({ script: 'main.js', disable_source_map_support: true }).sourceMapSupport, false)
+  assert.equal(at({ script: 'plain.js' }).sourceMapSupport, false)
+  assert.equal(at({ script: 'plain.js', source_map_support: true }).sourceMapSupport, true)
 })

@@ -21,6 +21,26 @@ test('PM2-like tokens in local time, bracketed text kept', () => {
   assert.equal(fmt(T), `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.067 at ${z}`)
 })
 
+test('every dayjs token PM2 accepts: 12-hour clock, AM/PM, short year, month names, no padding', () => {
+  const local = new Date(2026, 0, 5, 15, 4, 5, 7).getTime() // Monday 5 January 2026, 15:04:05.007 local
+  assert.equal(compileDateFormat('hh:mm:ss A')(local), '03:04:05 PM')
+  assert.equal(compileDateFormat('h:m:s a')(local), '3:4:5 pm')
+  assert.equal(compileDateFormat('YY-M-D H')(local), '26-1-5 15')
+  assert.equal(compileDateFormat('MMM MMMM ddd dddd dd d')(local), 'Jan January Mon Monday Mo 1')
+  assert.equal(compileDateFormat('[YYYY] YYYY')(local), 'YYYY 2026')
+  assert.equal(compileDateFormat('ss.SSS')(local), '05.007')
+})
+
+test('the text is computed once per second (once per millisecond with SSS)', () => {
+  const fmt = compileDateFormat('HH:mm:ss')
+  const base = new Date(2026, 0, 5, 15, 4, 5, 0).getTime()
+  assert.equal(fmt(base + 10), fmt(base + 990))
+  assert.notEqual(fmt(base + 999), fmt(base + 1000))
+  const ms = compileDateFormat('ss.SSS')
+  assert.notEqual(ms(base + 1), ms(base + 2))
+  assert.notEqual(compileDateFormat('[S] ss')(base), undefined)
+})
+
 test('entry formatter: plain, time prefix, JSON shape', () => {
   const obj = { app: 'api', id: 3, instance: 1, pid: 42, stream: 'err', time: T }
   assert.equal(createEntryFormatter({}).line('hi', T), 'hi')

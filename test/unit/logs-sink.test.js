@@ -149,12 +149,14 @@ test('JSON mode writes one object per line with app, instance, id, pid, stream, 
   assert.deepEqual(all, ['hello', 'oops'])
 })
 
-test('paths: defaults, per instance, custom files and the combined file', () => {
+test('paths: defaults, per instance with PM2\'s names (api-out-3.log, o-1.log), custom files and the combined file', () => {
   const sink = createLogSink({ logsDir: '/home/x/logs' })
   assert.deepEqual(sink.paths(spec('api')), { out: '/home/x/logs/api-out.log', err: '/home/x/logs/api-error.log', combined: null })
-  assert.deepEqual(sink.paths(spec('api', { perInstance: true }), 3), { out: '/home/x/logs/api-3-out.log', err: '/home/x/logs/api-3-error.log', combined: null })
+  assert.deepEqual(sink.paths(spec('api', { perInstance: true }), 3), { out: '/home/x/logs/api-out-3.log', err: '/home/x/logs/api-error-3.log', combined: null })
   const custom = { name: 'api', cwd: '/srv', logs: { outFile: 'o.log', errorFile: '/var/e.log', logFile: 'all.txt', perInstance: true } }
-  assert.deepEqual(sink.paths(custom, 1), { out: '/srv/o-1.log', err: '/var/e-1.log', combined: '/srv/all.txt' })
+  assert.deepEqual(sink.paths(custom, 1), { out: '/srv/o-1.log', err: '/var/e-1.log', combined: '/srv/all-1.txt' })
+  assert.deepEqual(sink.paths({ ...custom, logs: { ...custom.logs, perInstance: false } }, 1), { out: '/srv/o.log', err: '/var/e.log', combined: '/srv/all.txt' })
+  assert.equal(sink.paths({ name: 'api', logs: { outFile: '/dev/null', perInstance: true } }, 2).out, '/dev/null')
 })
 
 test('back-pressure: a slow file stream pauses the source, memory stays bounded, nothing is lost', async () => {

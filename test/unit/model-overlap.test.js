@@ -140,9 +140,13 @@ test('after close (xpm kill) no command is taken and nothing runs', async () => 
   await assert.rejects(sup.scale('a', '2'), { code: 'XPM_ERR_SHUTTING_DOWN' })
 })
 
-test('a process not ready in time is not left online: stopped, and its exit counts as a crash', async () => {
-  const { sup, fake } = setup()
-  const [result] = await sup.start([fakeSpec('api', { waitReady: true, listenTimeout: 50, autorestart: false })])
+test('a process its readiness probe never passes is not left online: stopped, and its exit counts as a crash', async () => {
+  const fake = fakeLauncher()
+  const prober = { probe: async () => ({ ok: false, detail: 'connection refused' }) }
+  const sup = new Supervisor({ launcher: fake.launcherFor, prober })
+  const { parseProbe } = require('../../lib/config/health-types')
+  const readiness = { ...parseProbe('tcp:9'), interval: 10, failureThreshold: 1, successThreshold: 1, initialDelay: 0 }
+  const [result] = await sup.start([fakeSpec('api', { readiness, listenTimeout: 50, autorestart: false })])
   assert.match(result.failures[0].message, /not ready after 50 ms/)
   await new Promise((resolve) => { if (fake.live().length === 0) resolve(); else fake.launched[0].once('exit', () => setImmediate(resolve)) })
   assert.deepEqual(statuses(sup), ['api[0]:stopped'])
@@ -161,4 +165,15 @@ test('delete, start, stop of one app sent together: the stop applies to the app 
   assert.deepEqual((await stopping).ids.length, 1)
   assert.deepEqual(statuses(sup), ['web[0]:stopped'])
   assert.equal(sup.list()[0].wanted, false)
+})
+
+test('wait_ready and no \'ready\' message: online at listen_timeout with a warning, as PM2', async () => {
+  const { sup } = setup()
+  const warnings = []
+  sup.on('status', (s) => { if (s.warning) warnings.push(s) })
+  const [result] = await sup.start([fakeSpec('api', { waitReady: true, listenTimeout: 50 })])
+  assert.deepEqual(result.failures, [])
+  assert.deepEqual(statuses(sup), ['api[0]:online'])
+  assert.equal(warnings.length, 1)
+  assert.match(warnings[0].warning, /api\[0\].*sent no 'ready' message within listen_timeout \(50 ms\)/)
 })

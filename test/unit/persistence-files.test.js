@@ -20,7 +20,7 @@ const saved = (apps, extra = {}) => serializeState({ apps, now: () => T0, ...ext
 function tmpHome (t) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-files-'))
   t.after(() => fs.rmSync(home, { recursive: true, force: true }))
-  return { home, stateFile: path.join(home, 'state.json'), dumpFile: path.join(home, 'dump.json') }
+  return { home, stateFile: path.join(home, 'state.json'), dumpFile: path.join(home, 'dump.pm2') }
 }
 
 const aside = (dir, name) => fs.readdirSync(dir).filter((f) => f.startsWith(`${name}.corrupt-`))
@@ -37,7 +37,7 @@ test('a healthy file is read as it is; a missing one is null even with a .bak (a
   assert.equal(read.from, dumpFile)
   assert.equal(read.damaged, null)
   assert.deepEqual(read.state.apps.map((a) => a.spec.name), ['api'])
-  assert.deepEqual(aside(home, 'dump.json'), [])
+  assert.deepEqual(aside(home, 'dump.pm2'), [])
 })
 
 test('a damaged file is set aside, its .bak used, and the result says what may be missing', async (t) => {
@@ -51,9 +51,9 @@ test('a damaged file is set aside, its .bak used, and the result says what may b
   assert.deepEqual(read.damaged.mayBeMissing, ['worker'])
   assert.equal(read.damaged.setAside, `${dumpFile}.corrupt-20261123T030000.000Z`)
   assert.equal(read.damaged.usedSavedAt, new Date(T0).toISOString())
-  assert.match(read.damaged.message, /^dump\.json is damaged \(.+\); used dump\.json\.bak instead, the save before it \(2026-11-23T03:00:00\.000Z\)\. Changes saved since \(last write .+\) are lost: apps named in the damaged file but not in the backup: worker; .*kept as dump\.json\.corrupt-20261123T030000\.000Z$/)
-  assert.deepEqual(aside(home, 'dump.json'), ['dump.json.corrupt-20261123T030000.000Z'])
-  // promote: dump.json is the backup's content again, so the next reader finds the same apps
+  assert.match(read.damaged.message, /^dump\.pm2 is damaged \(.+\); used dump\.pm2\.bak instead, the save before it \(2026-11-23T03:00:00\.000Z\)\. Changes saved since \(last write .+\) are lost: apps named in the damaged file but not in the backup: worker; .*kept as dump\.pm2\.corrupt-20261123T030000\.000Z$/)
+  assert.deepEqual(aside(home, 'dump.pm2'), ['dump.pm2.corrupt-20261123T030000.000Z'])
+  // promote: dump.pm2 is the backup's content again, so the next reader finds the same apps
   const again = await readSavedState(dumpFile, { fallback: true })
   assert.equal(again.damaged, null)
   assert.deepEqual(again.state.apps.map((a) => a.spec.name), ['api'])
@@ -79,10 +79,10 @@ test('damaged and no usable .bak: XPM_ERR_DUMP_INVALID, naming where the damaged
   fs.writeFileSync(dumpFile + '.bak', '')
   await assert.rejects(readSavedState(dumpFile, { fallback: true, now: () => T0 }), (err) => {
     assert.equal(err.code, 'XPM_ERR_DUMP_INVALID')
-    assert.match(err.message, /dump\.json is damaged .* and dump\.json\.bak is missing or damaged too; it is kept as dump\.json\.corrupt-/)
+    assert.match(err.message, /dump\.pm2 is damaged .* and dump\.pm2\.bak is missing or damaged too; it is kept as dump\.pm2\.corrupt-/)
     return true
   })
-  assert.equal(aside(home, 'dump.json').length, 1)
+  assert.equal(aside(home, 'dump.pm2').length, 1)
 })
 
 // ---- update.json hand-over --------------------------------------------------------------------
@@ -184,7 +184,7 @@ test('a fresh update.json from the daemon that just left is restored', async (t)
   assert.equal(persistence.hello().restored.reason, 'update')
 })
 
-test('resurrect with a damaged dump.json: the .bak apps start, the reply says what was used; a save never backs up the damaged file', async (t) => {
+test('resurrect with a damaged dump.pm2: the .bak apps start, the reply says what was used; a save never backs up the damaged file', async (t) => {
   const paths = tmpHome(t)
   fs.writeFileSync(paths.dumpFile + '.bak', saved([app('api')]))
   fs.writeFileSync(paths.dumpFile, saved([app('api'), app('worker')]).slice(0, 100))
@@ -192,7 +192,7 @@ test('resurrect with a damaged dump.json: the .bak apps start, the reply says wh
   const res = await persistence.methods.resurrect({})
   assert.equal(res.file, paths.dumpFile + '.bak')
   assert.deepEqual(res.results.map((r) => [r.name, r.action]), [['api', 'restored']])
-  assert.match(res.damaged.message, /dump\.json is damaged/)
+  assert.match(res.damaged.message, /dump\.pm2 is damaged/)
   assert.equal(res.damaged.setAside, `${paths.dumpFile}.corrupt-20261123T030005.000Z`)
   assert.deepEqual(JSON.parse(fs.readFileSync(paths.dumpFile, 'utf8')).apps.map((a) => a.spec.name), ['api'], 'the backup took its place')
 
@@ -200,7 +200,7 @@ test('resurrect with a damaged dump.json: the .bak apps start, the reply says wh
   fs.writeFileSync(paths.dumpFile, '{garbage')
   await supervisor.start([spec('jobs')])
   const saveRes = await persistence.methods.save({})
-  assert.match(saveRes.damaged.message, /dump\.json is damaged/)
+  assert.match(saveRes.damaged.message, /dump\.pm2 is damaged/)
   assert.deepEqual(JSON.parse(fs.readFileSync(paths.dumpFile + '.bak', 'utf8')).apps.map((a) => a.spec.name), ['api'])
   assert.deepEqual(JSON.parse(fs.readFileSync(paths.dumpFile, 'utf8')).apps.map((a) => a.spec.name).sort(), ['api', 'jobs'])
   await supervisor.close()

@@ -40,3 +40,23 @@ test('startup --install --user writes and enables a user unit; unstartup disable
   assert.equal(fs.existsSync(file), false)
   assert.deepEqual(calls.slice(2), ['--user disable xpm.service', '--user daemon-reload'])
 })
+
+test('PM2\'s startup flags: -u <user> --hp <home> (a system unit for that user), --service-name, --wait-ip', async (t) => {
+  const write = process.stdout.write
+  const printed = []
+  process.stdout.write = (s) => printed.push(String(s))
+  const errWrite = process.stderr.write
+  const said = []
+  process.stderr.write = (s) => said.push(String(s))
+  t.after(() => { process.stdout.write = write; process.stderr.write = errWrite })
+  await startup({ args: [{ user: 'www', hp: '/home/www', serviceName: 'web', waitIp: true }] }, { run: () => {} })
+  const unit = printed.join('')
+  assert.match(unit, /^User=www$/m)
+  assert.match(unit, /^WorkingDirectory=\/home\/www$/m)
+  assert.match(unit, /^Environment=XPM_HOME=\/home\/www\/\.xpm$/m)
+  assert.match(unit, /^Wants=network-online\.target$/m)
+  assert.match(unit, /^After=network\.target network-online\.target$/m)
+  assert.match(said.join(''), /\/etc\/systemd\/system\/web\.service/)
+  await assert.rejects(startup({ args: [{ serviceName: 'a b' }] }, { run: () => {} }), { code: 'XPM_ERR_BAD_ARGUMENT' })
+  await assert.rejects(startup({ args: [{ user: 'www', hp: 'rel' }] }, { run: () => {} }), { code: 'XPM_ERR_BAD_ARGUMENT' })
+})

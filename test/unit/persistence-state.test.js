@@ -36,9 +36,9 @@ test('parseState accepts one desired state per app and a bare list of apps', () 
 })
 
 test('parseState refuses what a restore cannot use, saying where', () => {
-  const bad = (value, re) => assert.throws(() => parseState(value, { file: '/h/dump.json' }), (err) => {
+  const bad = (value, re) => assert.throws(() => parseState(value, { file: '/h/dump.pm2' }), (err) => {
     assert.equal(err.code, 'XPM_ERR_DUMP_INVALID')
-    assert.match(err.message, /\/h\/dump\.json/)
+    assert.match(err.message, /\/h\/dump\.pm2/)
     assert.match(err.message, re)
     return true
   })

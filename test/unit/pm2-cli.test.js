@@ -5,6 +5,8 @@
 // restart, the stderr marker of `xpm logs`, a date format without --time.
 const test = require('node:test')
 const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
 const { Supervisor } = require('../../daemon/supervisor')
 const { scriptMatches } = require('../../daemon/targets')
 const { fakeLauncher, fakeSpec } = require('../helpers/fake-launcher')
@@ -146,7 +148,9 @@ test('jlist --pm2: the fields monitoring scripts read, in PM2\'s shape', () => {
   assert.deepEqual([e.status, e.restart_time, e.pm_uptime, e.exec_mode, e.pm_out_log_path, e.pm_err_log_path, e.namespace, e.NODE_APP_INSTANCE, e.instances, e.watch],
     ['online', 7, 91000, 'cluster_mode', '/l/api-out.log', '/l/api-error.log', 'back', 1, 2, true])
   assert.equal(toPm2({ ...rows[0], createdAt: 5 }).pm2_env.exec_mode, 'fork_mode')
+  assert.equal('pm_log_path' in e, false, 'no combined log: no pm_log_path, as PM2')
   assert.equal(toPm2({ ...rows[1], createdAt: 5 }).pm2_env.pm_uptime, 5, 'not online: the creation time')
+  assert.equal(toPm2({ ...rows[1], createdAt: 5, spec: { watch: ['/srv'] } }).pm2_env.watch, false, 'after stop, watch: false, as PM2 shows it')
 })
 
 test('options changed on restart: parsed as start parses them, set on the spec', () => {
@@ -187,4 +191,134 @@ test('PM2_HOME stands in for XPM_HOME, in a folder of its own', () => {
       else process.env[k] = v
     }
   }
+})
+
+// Every flag of PM2's CLI and of pm2-runtime (lib/cli/pm2-flags.js) is accepted where PM2 takes
+// it: parsed by the real commander program, then read as xpm reads it. Never "unknown option".
+const { buildProgram } = require('../../lib/cli/main')
+const { PM2_FLAGS, parseFlag, applyPm2Flags, stripForeignFlags, renderFlagTable } = require('../../lib/cli/pm2-flags')
+const SAMPLE = {
+  '--name': 'api',
+  '--interpreter': 'node',
+  '--interpreter-args': '--max-old-space-size=64',
+  '--node-args': '--max-old-space-size=64',
+  '--output': '/tmp/o.log',
+  '--error': '/tmp/e.log',
+  '--log-type': 'json',
+  '--log-date-format': 'YYYY',
+  '--env': 'production',
+  '--instances': '2',
+  '--parallel': '2',
+  '--pid': '/tmp/p.pid',
+  '--kill-timeout': '3000',
+  '--listen-timeout': '3000',
+  '--max-memory-restart': '200M',
+  '--restart-delay': '100',
+  '--exp-backoff-restart-delay': '100',
+  '--user': 'root',
+  '--uid': '0',
+  '--gid': '0',
+  '--namespace': 'ns',
+  '--cwd': '/tmp',
+  '--hp': '/root',
+  '--service-name': 'web',
+  '--cron': '0 3 * * *',
+  '--cron-restart': '0 3 * * *',
+  '--only': 'api',
+  '--ignore-watch': 'tmp',
+  '--watch-delay': '4',
+  '--stop-exit-codes': '0',
+  '--sort': 'name',
+  '--max-restarts': '5',
+  '--ext': 'js,json',
+  '--delay': '0',
+  '--lines': '5'
+}
+
+async function parseWith (argv, { runtime = false } = {}) {
+  let seen = null
+  if (runtime) {
+    const { buildProgram: runtimeProgram } = require('../../daemon/runtime')
+    const program = runtimeProgram()
+    program.action((target, opts) => { seen = opts })
+    await program.parseAsync(argv, { from: 'user' })
+    return seen
+  }
+  const program = buildProgram(['node', 'xpm', argv[0]])
+  const command = program.commands.find((c) => c.name() === argv[0] || c.aliases().includes(argv[0]))
+  command.action((...args) => { seen = args.at(-2) })
+  const full = stripForeignFlags(['node', 'xpm', ...argv], command, program)
+  await program.parseAsync(full)
+  return seen
+}
+
+const withValue = (entry) => {
+  const f = parseFlag(entry.flag)
+  return f.value && SAMPLE[f.long] !== undefined ? [f.long, SAMPLE[f.long]] : [f.long]
+}
+
+test('every PM2 start flag is accepted by `xpm start` and read into a spec without error', async () => {
+  const { parseFlags } = require('../../lib/config/validate')
+  for (const entry of PM2_FLAGS) {
+    if (entry.runtime || (entry.kind === 'command' && !entry.on.includes('start'))) continue
+    if (entry.flag === '--no-daemon' || entry.flag === '--attach') continue // run other code paths: integration tests
+    const args = withValue(entry)
+    const opts = await parseWith(['start', 'app.js', ...args])
+    assert.ok(opts, `${entry.flag}: parsed`)
+    const notices = []
+    const read = applyPm2Flags(opts, { notice: (n) => notices.push(n) })
+    parseFlags(read, { cwd: '/srv' })
+    if (entry.kind === 'notice') assert.equal(notices.length, 1, `${entry.flag}: one notice`)
+  }
+  // short flags as PM2 spells them
+  const opts = applyPm2Flags(await parseWith(['start', 'app.js', '-n', 'api', '-k', '3000', '-u', 'root', '-a', '-c', '0 3 * * *', '--interpreter-args', '--inspect']))
+  const values = require('../../lib/config/validate').parseFlags(opts, { cwd: '/srv' })
+  assert.deepEqual([values.name, values.kill_timeout, values.uid, values.cron_restart, values.node_args, opts.updateEnv], ['api', 3000, 'root', '0 3 * * *', ['--inspect'], true])
+  const more = require('../../lib/config/validate').parseFlags(applyPm2Flags(await parseWith(['start', 'app.js', '--no-autostart', '--no-treekill', '--disable-source-map-support', '--watch-delay', '4', '--no-vizion', '--disable-logs'])), { cwd: '/srv' })
+  assert.deepEqual([more.autostart, more.treekill, more.source_map_support, more.watch_delay, more.vizion, more.disable_logs], [false, false, false, 4000, false, true])
+})
+
+test('pm2-runtime\'s flags are accepted by xpm-runtime', async () => {
+  for (const entry of PM2_FLAGS) {
+    if (entry.kind === 'command' && !entry.on.includes('xpm-runtime') && !entry.on.includes('start')) continue
+    if (['--no-daemon', '--attach', '-u --user <username>'].includes(entry.flag)) continue
+    const opts = await parseWith(['app.js', ...withValue(entry)], { runtime: true })
+    assert.ok(opts, entry.flag)
+  }
+})
+
+test('a PM2 flag on a command that has no use for it is dropped with a notice; a typo still fails with a suggestion', async () => {
+  const notices = []
+  const program = buildProgram(['node', 'xpm', 'stop'])
+  const stop = program.commands.find((c) => c.name() === 'stop')
+  assert.deepEqual(stripForeignFlags(['node', 'xpm', 'stop', 'api', '-i', '4', '--no-autorestart', '--time'], stop, program, { notice: (n) => notices.push(n) }), ['node', 'xpm', 'stop', 'api'])
+  assert.equal(notices.length, 3)
+  const reload = buildProgram(['node', 'xpm', 'reload']).commands.find((c) => c.name() === 'reload')
+  const n2 = []
+  assert.deepEqual(stripForeignFlags(['node', 'xpm', 'reload', 'all', '--parallel', '2'], reload, program, { notice: (n) => n2.push(n) }), ['node', 'xpm', 'reload', 'all'])
+  assert.match(n2[0], /--parallel: xpm restarts and reloads/)
+  for (const cmd of [['startup', '-u', 'www', '--hp', '/home/www', '--service-name', 'web', '--wait-ip'], ['list', '--sort', 'name'], ['logs', '--format', '--raw']]) {
+    assert.ok(await parseWith(cmd), cmd.join(' '))
+  }
+  await assert.rejects(parseWith(['start', 'app.js', '--no-autostrat']), (err) => {
+    assert.match(err.message, /unknown option '--no-autostrat'/)
+    return true
+  })
+})
+
+test('the migration guide\'s flag table is the one lib/cli/pm2-flags.js renders', () => {
+  const doc = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'migrating-from-pm2.md'), 'utf8')
+  const m = /<!-- pm2-flags:begin[^>]*-->\n([\s\S]*?)\n<!-- pm2-flags:end -->/.exec(doc)
+  assert.ok(m, 'docs/migrating-from-pm2.md has a pm2-flags table')
+  assert.equal(m[1], renderFlagTable(), 'regenerate with: node scripts/render-pm2-flags.js --write')
+})
+
+test('the --help footer names the migration guide by a path that exists wherever xpm is installed', () => {
+  const program = buildProgram(['node', 'xpm', '--help'])
+  let out = ''
+  program.configureOutput({ writeOut: (s) => { out += s }, writeErr: (s) => { out += s } })
+  program.outputHelp()
+  const file = /PM2 users: (\S+)/.exec(out)?.[1]
+  assert.ok(file && path.isAbsolute(file), out)
+  assert.ok(fs.existsSync(file), file)
 })

@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { createIgnore, globToRegExp } = require('../../daemon/policies/ignore')
+const { createIgnore, globMatcher } = require('../../daemon/policies/ignore')
 
 const cwd = '/srv/app'
 
@@ -41,10 +41,20 @@ test('the app\'s own log files and their rotated copies are ignored, whatever th
 })
 
 test('globs: * and ? stay within a segment, ** crosses them', () => {
-  assert.ok(globToRegExp('*.js').test('a.js'))
-  assert.ok(!globToRegExp('*.js').test('a/b.js'))
-  assert.ok(globToRegExp('a/**/c').test('a/c'))
-  assert.ok(globToRegExp('a/**/c').test('a/b/b/c'))
-  assert.ok(globToRegExp('v?.txt').test('v1.txt'))
-  assert.ok(!globToRegExp('a+b.js').test('aab.js'))
+  assert.ok(globMatcher('*.js')('a.js'))
+  assert.ok(!globMatcher('*.js')('a/b.js'))
+  assert.ok(globMatcher('a/**/c')('a/c'))
+  assert.ok(globMatcher('a/**/c')('a/b/b/c'))
+  assert.ok(globMatcher('v?.txt')('v1.txt'))
+  assert.ok(!globMatcher('a+b.js')('aab.js'))
+})
+
+test('ignore_watch globs as PM2 writes them: braces, classes, an escaped dot (picomatch)', () => {
+  const ignored = createIgnore({ cwd, patterns: ['*.{csv,tsv}', 'logs/[0-9]*.txt', '\\.git', '\\.cache', '.env*'] })
+  for (const p of ['/srv/app/a.csv', '/srv/app/data/b.tsv', '/srv/app/logs/2024-01.txt', '/srv/app/.cache/x', '/srv/app/sub/.git/HEAD', '/srv/app/.env.local']) {
+    assert.equal(ignored(p), true, p)
+  }
+  for (const p of ['/srv/app/a.json', '/srv/app/logs/today.txt', '/srv/app/xcache/y', '/srv/app/env.js']) {
+    assert.equal(ignored(p), false, p)
+  }
 })

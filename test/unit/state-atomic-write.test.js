@@ -38,15 +38,15 @@ function failingFs (step, { code = 'EIO' } = {}) {
 }
 
 test('writes the file whole, mode 0600, with no temporary file left', async (t) => {
-  const file = path.join(tmpDir(t), 'dump.json')
+  const file = path.join(tmpDir(t), 'dump.pm2')
   await writeFileAtomic(file, '{"a":1}\n')
   assert.equal(fs.readFileSync(file, 'utf8'), '{"a":1}\n')
   assert.equal(fs.statSync(file).mode & 0o777, 0o600)
-  assert.deepEqual(fs.readdirSync(path.dirname(file)), ['dump.json'])
+  assert.deepEqual(fs.readdirSync(path.dirname(file)), ['dump.pm2'])
 })
 
 test('backup: the previous content stays readable as .bak', async (t) => {
-  const file = path.join(tmpDir(t), 'dump.json')
+  const file = path.join(tmpDir(t), 'dump.pm2')
   await writeFileAtomic(file, 'one', { backup: true })
   assert.equal(fs.existsSync(file + '.bak'), false, 'no backup of nothing')
   await writeFileAtomic(file, 'two', { backup: true })
@@ -56,7 +56,7 @@ test('backup: the previous content stays readable as .bak', async (t) => {
 })
 
 test('backup falls back to a copy where hard links are refused', async (t) => {
-  const file = path.join(tmpDir(t), 'dump.json')
+  const file = path.join(tmpDir(t), 'dump.pm2')
   await writeFileAtomic(file, 'old')
   await writeFileAtomic(file, 'new', { backup: true, fs: failingFs('link', { code: 'EPERM' }) })
   assert.equal(fs.readFileSync(file + '.bak', 'utf8'), 'old')
@@ -66,13 +66,13 @@ test('backup falls back to a copy where hard links are refused', async (t) => {
 for (const step of ['open', 'write', 'fsync', 'link', 'renameBackup', 'rename']) {
   test(`a failure at "${step}" leaves the previous save intact and readable (XPM_ERR_SAVE_FAILED)`, async (t) => {
     const dir = tmpDir(t)
-    const file = path.join(dir, 'dump.json')
+    const file = path.join(dir, 'dump.pm2')
     await writeFileAtomic(file, '{"saved":"before"}\n')
     const bad = failingFs(step === 'link' ? 'copyFile' : step)
     if (step === 'link') bad.link = async () => { throw Object.assign(new Error('no links'), { code: 'EPERM' }) }
     await assert.rejects(writeFileAtomic(file, '{"saved":"after"}\n', { backup: true, fs: bad }), (err) => {
       assert.equal(err.code, 'XPM_ERR_SAVE_FAILED')
-      assert.match(err.message, /dump\.json/)
+      assert.match(err.message, /dump\.pm2/)
       return true
     })
     assert.deepEqual((await readJsonFile(file)).value, { saved: 'before' })
@@ -82,7 +82,7 @@ for (const step of ['open', 'write', 'fsync', 'link', 'renameBackup', 'rename'])
 
 test('a temporary path that cannot be written (a folder in the way) fails cleanly', async (t) => {
   const dir = tmpDir(t)
-  const file = path.join(dir, 'dump.json')
+  const file = path.join(dir, 'dump.pm2')
   await writeFileAtomic(file, '[1]')
   fs.mkdirSync(file + '.tmp')
   await assert.rejects(writeFileAtomic(file, '[2]'), { code: 'XPM_ERR_SAVE_FAILED' })
@@ -92,7 +92,7 @@ test('a temporary path that cannot be written (a folder in the way) fails cleanl
 
 test('killed mid-write: a partial temporary file never replaces the target', async (t) => {
   const dir = tmpDir(t)
-  const file = path.join(dir, 'dump.json')
+  const file = path.join(dir, 'dump.pm2')
   await writeFileAtomic(file, '{"ok":true}')
   fs.writeFileSync(file + '.tmp', '{"half') // what a crash between write and rename leaves
   assert.deepEqual((await readJsonFile(file)).value, { ok: true })
@@ -102,7 +102,7 @@ test('killed mid-write: a partial temporary file never replaces the target', asy
 
 test('readJsonFile: missing is null, unreadable falls back to .bak when asked, else XPM_ERR_DUMP_INVALID', async (t) => {
   const dir = tmpDir(t)
-  const file = path.join(dir, 'dump.json')
+  const file = path.join(dir, 'dump.pm2')
   assert.equal(await readJsonFile(file), null)
   fs.writeFileSync(file + '.bak', '{"from":"bak"}')
   assert.equal(await readJsonFile(file, { fallback: true }), null, 'a deleted save is not revived from its backup')

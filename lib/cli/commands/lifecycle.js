@@ -16,7 +16,9 @@ async function split (targets, opts, { withSpecs }) {
   const files = []
   const others = []
   for (const t of targets) {
-    if (isEcosystemFile(t)) files.push(await resolveTargets({ target: t, cwd: process.cwd(), only: opts.only, envName: opts.env, env: process.env, withSpecs }))
+    // `-`: apps as JSON on standard input, as PM2 (`cat apps.json | xpm delete -`)
+    if (t === '-') files.push(await require('../stdin-apps').stdinTarget({ envName: opts.env, withSpecs }))
+    else if (isEcosystemFile(t)) files.push(await resolveTargets({ target: t, cwd: process.cwd(), only: opts.only, envName: opts.env, env: process.env, withSpecs }))
     else others.push(t)
   }
   // --only and --env need a file: refused before anything is done

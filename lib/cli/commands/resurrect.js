@@ -18,7 +18,7 @@ async function resurrect (ctx) {
     process.stdout.write(require('../render-list').renderList(await client.request('list')))
   }
   const failures = res.results.flatMap((r) => (r.failures || []).map((f) => ({ ...f, name: r.name })))
-  // a damaged dump.json: the older dump.json.bak was used; say so, and exit 1 (docs/persistence.md)
+  // a damaged dump.pm2: the older dump.pm2.bak was used; say so, and exit 1 (docs/persistence.md)
   const damaged = res.damaged ? new XpmError('XPM_ERR_DUMP_DAMAGED', res.damaged.message, { details: res.damaged }) : null
   if (damaged && failures.length) process.stderr.write(`[xpm] ${damaged.message}\n`)
   else if (damaged) throw damaged

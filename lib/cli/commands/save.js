@@ -2,8 +2,8 @@
 
 const { say, printJson } = require('../run')
 
-// `xpm save` (`dump`): the daemon writes its app list to XPM_HOME/dump.json (atomically,
-// keeping the previous save as dump.json.bak). An empty list never replaces a non-empty one
+// `xpm save` (`dump`): the daemon writes its app list to XPM_HOME/dump.pm2 (atomically,
+// keeping the previous save as dump.pm2.bak). An empty list never replaces a non-empty one
 // without --force.
 async function save (ctx) {
   const [opts] = ctx.args
@@ -14,7 +14,7 @@ async function save (ctx) {
 }
 
 // `xpm cleardump`: an empty save, so `xpm resurrect` and a boot bring back nothing (the save
-// before stays in dump.json.bak). Written by the CLI; no daemon needed.
+// before stays in dump.pm2.bak). Written by the CLI; no daemon needed.
 async function cleardump (ctx) {
   const [opts = {}] = ctx.args
   const { homePaths } = require('../../paths')

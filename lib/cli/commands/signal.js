@@ -3,17 +3,19 @@
 const { printJson, say } = require('../run')
 const { XpmError } = require('../../errors')
 
-// `xpm sendSignal <signal> <target>`: the signal name is checked here, before any daemon is
+// `xpm sendSignal <signal> <targets...>` (several at once, like the other commands): the signal name is checked here, before any daemon is
 // started, with the rule of the kill_signal option (the daemon checks it again). Exit 1 when no
 // running process got it.
 async function sendSignal (ctx) {
-  const [signal, target, opts] = ctx.args
+  const [signal, given, opts] = ctx.args
+  const targets = [].concat(given)
+  const target = targets.join(' ')
   const { TYPES, INVALID } = require('../../config/types')
   const name = TYPES.signal.parse(signal)
   if (name === INVALID) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected a signal name such as SIGUSR2 or SIGTERM, got "${signal}"`)
   const client = await ctx.connect()
   const { expandTargets, wire } = require('../targets')
-  const result = await client.request('sendSignal', { signal: name, target: wire(await expandTargets(client, [target])) })
+  const result = await client.request('sendSignal', { signal: name, target: wire(await expandTargets(client, targets)) })
   if (opts.json) printJson(result)
   else {
     for (const s of result.sent) say(`[xpm] sent ${result.signal} to ${s.name}[${s.instance}] (id ${s.id}, pid ${s.pid})\n`)

@@ -9,9 +9,11 @@ const { printJson, say, showList, output } = require('../run')
 // standard input), and apps the daemon knows (name, id, namespace, regex), several at once: each
 // script is an app of its own, as in PM2. Without a target: ecosystem.config.js of this folder.
 async function start (ctx) {
-  const [given = [], opts, command] = ctx.args
+  const [given = [], rawOpts, command] = ctx.args
   const scriptArgs = command.scriptArgs ?? []
+  const opts = pm2Flags(rawOpts)
   const targets = given.length ? given : [defaultEcosystem()]
+  if (opts.daemon === false && await foreground(targets, opts, scriptArgs)) return
   const { resolveStart } = require('../../config')
   const specs = []
   const names = []
@@ -42,8 +44,10 @@ async function start (ctx) {
   }
   const { checkDuplicates } = require('../../config/validate')
   checkDuplicates(specs, 'this command')
+  await withAppSettings(specs)
 
   const client = await ctx.connect()
+  const startedAt = Date.now()
   const { longRequest, progressPrinter, printStillWorking, StillWorking } = require('../long-request')
   const { expandTargets, wire } = require('../targets')
   const onProgress = progressPrinter({ json: opts.json || output.silent })
@@ -73,10 +77,15 @@ async function start (ctx) {
     printStillWorking([...names, ...specs.map((s) => s.name)], err)
     return
   }
+  await printReadyWarnings(client, specs.filter((s) => s.waitReady), startedAt)
   if (opts.json) printJson(await client.request('list'))
   else {
     if (finished.length) say(`[xpm] finished with exit code 0 before it was ready (autorestart off): id ${finished.join(', ')}\n`)
     await showList(client)
+  }
+  if (opts.attach && !failures.length) {
+    // PM2's --attach: follow what was just started, until Ctrl-C
+    return require('./logs').logs({ ...ctx, args: [[...names, ...specs.map((s) => s.name)], { lines: 0 }] })
   }
   if (failures.length) {
     const first = failures[0]
@@ -105,6 +114,63 @@ async function sayRetrying (client, failures) {
     `stop with \`xpm stop ${apps.join(' ')}\`, see why with \`xpm why ${apps[0]}\`\n`)
 }
 
+// `xpm set <app>:<key> <value>` values (app-conf.js): in the app's environment, as PM2 gives them.
+async function withAppSettings (specs) {
+  if (!specs.length) return
+  const { homePaths } = require('../../paths')
+  const store = require('../../state/app-conf')
+  const conf = await store.readAppConf(homePaths().home).catch(() => ({}))
+  for (const spec of specs) Object.assign(spec.env, store.appEnv(conf, spec.name))
+}
+
+// wait_ready apps that went online at listen_timeout without a 'ready' message (as PM2 lets
+// them): the journal has a warning for each such process; said on stderr.
+async function printReadyWarnings (client, specs, since) {
+  for (const spec of specs) {
+    const { entries } = await client.request('why', { target: spec.name, limit: 50 }).catch(() => ({ entries: [] }))
+    for (const e of entries.filter((x) => x.event === 'warning' && x.at >= since - 1000).reverse()) {
+      process.stderr.write(`[xpm] warning: ${e.cause.detail}\n`)
+    }
+  }
+}
+
+// PM2's flags as xpm reads them (lib/cli/pm2-flags.js), with their notices on stderr.
+// The same for PM2's environment variables xpm does not act on (PM2_DEEP_MONITORING…).
+function pm2Flags (opts) {
+  const { applyPm2Flags } = require('../pm2-flags')
+  const notice = (line) => { if (!output.silent) process.stderr.write(`[xpm] notice: ${line}\n`) }
+  for (const line of require('../../config/pm2-env').pm2EnvNotices(process.env)) notice(line)
+  return applyPm2Flags(opts, { notice })
+}
+
+// PM2's `start --no-daemon`: with no daemon running, the apps run in the foreground under
+// `xpm-runtime` (the same flags), which this command waits for, passing on SIGINT and SIGTERM
+// and exiting with its status: the container's main process stays this one. With a daemon
+// running, the apps go to it, as PM2 does. Returns whether the runtime ran.
+async function foreground (targets, opts, scriptArgs) {
+  const { connect } = require('../../client')
+  const client = await connect({ autoStart: false }).catch(() => null)
+  if (client) {
+    client.close()
+    process.stderr.write('[xpm] notice: --no-daemon: a daemon already runs; the apps are started in it\n')
+    return false
+  }
+  if (targets.length !== 1) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--no-daemon runs one script or ecosystem file in the foreground; ${targets.length} were given`)
+  const word = process.argv.indexOf('start')
+  const rest = process.argv.slice(word + 1)
+  const flags = rest.slice(0, rest.includes('--') ? rest.indexOf('--') : undefined).filter((a) => a !== '--no-daemon')
+  flags.splice(flags.indexOf(targets[0]), flags.includes(targets[0]) ? 1 : 0)
+  const runtime = path.join(__dirname, '..', '..', '..', 'bin', 'xpm-runtime')
+  const { spawn } = require('node:child_process')
+  const child = spawn(process.execPath, [runtime, targets[0], ...flags, ...(scriptArgs.length ? ['--', ...scriptArgs] : [])], { stdio: 'inherit' })
+  const pass = (signal) => () => child.kill(signal)
+  process.on('SIGINT', pass('SIGINT'))
+  process.on('SIGTERM', pass('SIGTERM'))
+  const [code, signal] = await require('node:events').once(child, 'exit')
+  process.exitCode = code ?? (signal ? 128 + require('node:os').constants.signals[signal] : 1)
+  return true
+}
+
 // PM2's `pm2 start` without a target: the ecosystem file of the current folder.
 function defaultEcosystem () {
   for (const name of ['ecosystem.config.js', 'ecosystem.config.cjs', 'ecosystem.config.mjs', 'ecosystem.json']) {
@@ -116,21 +182,7 @@ function defaultEcosystem () {
 // `xpm start -`: { apps: [...] }, an array of apps or one app, as JSON on standard input
 // (`cat apps.json | xpm start -`). Paths are relative to the current folder.
 async function fromStdin (opts, scriptArgs) {
-  if (process.stdin.isTTY) throw new XpmError('XPM_ERR_BAD_ARGUMENT', '`xpm start -` reads apps as JSON from standard input; pipe them in (cat apps.json | xpm start -)')
-  let text = ''
-  process.stdin.setEncoding('utf8')
-  for await (const chunk of process.stdin) {
-    text += chunk
-    if (text.length > 8 * 1024 * 1024) throw new XpmError('XPM_ERR_CONFIG_LOAD', 'the apps on standard input are larger than 8 MiB')
-  }
-  let value
-  try {
-    value = JSON.parse(text)
-  } catch (err) {
-    throw new XpmError('XPM_ERR_CONFIG_LOAD', `the apps on standard input are not valid JSON: ${err.message}`, { cause: err })
-  }
-  const apps = Array.isArray(value) ? value : value && typeof value === 'object' && value.apps !== undefined ? [].concat(value.apps) : [value]
-  if (!apps.length) throw new XpmError('XPM_ERR_CONFIG_LOAD', 'no apps on standard input')
+  const apps = await require('../stdin-apps').readStdinApps()
   const { normalizeApp } = require('../../config')
   const { parseFlags } = require('../../config/validate')
   const overrides = parseFlags(opts, { cwd: process.cwd() })

@@ -17,13 +17,14 @@ const DAEMON_ENTRY = path.join(__dirname, '..', '..', '..', 'daemon', 'index.js'
 //   KillMode=mixed: `systemctl stop` sends SIGTERM to the daemon only, which stops every app
 //   gracefully (cluster disconnect, kill_timeout) before systemd SIGKILLs what is left.
 // metrics: XPM_METRICS as `xpm startup` found it (the daemon's Prometheus endpoint, docs/metrics.md).
-function renderUnit ({ user, home, xpmHome, node = process.execPath, entry = DAEMON_ENTRY, userUnit = false, stopTimeoutSec = 60, metrics = null }) {
+// waitIp: PM2's --wait-ip, start once the network is online.
+function renderUnit ({ user, home, xpmHome, node = process.execPath, entry = DAEMON_ENTRY, userUnit = false, stopTimeoutSec = 60, metrics = null, waitIp = false }) {
   const pathDirs = [...new Set([path.dirname(node), '/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'])]
   const lines = [
     '[Unit]',
     `Description=xpm process manager${userUnit ? '' : ` for ${user}`}`,
     `Documentation=${escapeValue(pathToFileURL(path.join(path.dirname(entry), '..', 'docs', 'persistence.md')).href)}`,
-    'After=network.target',
+    ...(waitIp ? ['Wants=network-online.target', 'After=network.target network-online.target'] : ['After=network.target']),
     'StartLimitIntervalSec=0',
     '',
     '[Service]',
@@ -57,10 +58,12 @@ function quote (value) {
   return /[\s"\\]/.test(v) ? `"${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"` : v
 }
 
-function unitTarget ({ userUnit, user, home }) {
+// serviceName: PM2's --service-name (the unit is <serviceName>.service).
+function unitTarget ({ userUnit, user, home, serviceName = null }) {
+  const name = `${serviceName ? serviceName.replace(/\.service$/, '') : userUnit ? 'xpm' : `xpm-${user}`}.service`
   return userUnit
-    ? { file: path.join(home, '.config', 'systemd', 'user', 'xpm.service'), name: 'xpm.service', systemctl: ['--user'] }
-    : { file: `/etc/systemd/system/xpm-${user}.service`, name: `xpm-${user}.service`, systemctl: [] }
+    ? { file: path.join(home, '.config', 'systemd', 'user', name), name, systemctl: ['--user'] }
+    : { file: `/etc/systemd/system/${name}`, name, systemctl: [] }
 }
 
 // Long enough for the slowest graceful stop among the saved apps.
@@ -82,10 +85,27 @@ function metricsFromEnv () {
   return parseMetricsAddress(value, { from: 'XPM_METRICS' }) ? value.trim() : null
 }
 
+// PM2's `startup -u <user> --hp <home>` (run by root): a system unit for another user, whose
+// xpm home is <home>/.xpm. `--user` alone is xpm's user unit.
 function context (opts) {
   const info = os.userInfo()
-  const paths = homePaths()
-  return { user: info.username, home: os.homedir(), xpmHome: paths.home, userUnit: opts.user === true, stopTimeoutSec: stopTimeoutFor(paths.dumpFile), metrics: metricsFromEnv() }
+  const other = typeof opts.user === 'string' && opts.user !== info.username ? opts.user : null
+  if (opts.serviceName !== undefined && !/^[A-Za-z0-9:_.@-]+$/.test(opts.serviceName)) {
+    throw new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected --service-name to be a unit name (letters, digits, : _ . @ -), got "${opts.serviceName}"`)
+  }
+  if (opts.hp !== undefined && !path.isAbsolute(opts.hp)) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected --hp to be an absolute path, got "${opts.hp}"`)
+  const home = opts.hp ?? (other ? path.join('/home', other) : os.homedir())
+  const paths = other || opts.hp ? homePaths(path.join(home, '.xpm')) : homePaths()
+  return {
+    user: typeof opts.user === 'string' ? opts.user : info.username,
+    home,
+    xpmHome: paths.home,
+    userUnit: opts.user === true,
+    serviceName: opts.serviceName ?? null,
+    waitIp: opts.waitIp === true,
+    stopTimeoutSec: stopTimeoutFor(paths.dumpFile),
+    metrics: metricsFromEnv()
+  }
 }
 
 async function startup (ctx, { run = runSystemctl } = {}) {

@@ -1,0 +1,103 @@
+'use strict'
+
+const { XpmError } = require('../../errors')
+const { say, printJson } = require('../run')
+
+// PM2's app settings: `set <app>:<key> <value>`, `multiset "<app>:<k> <v> …"`, `unset <app>[:<key>]`,
+// `get [<app>[:<key>]]` (conf, config). Kept in XPM_HOME/module_conf.json (lib/state/app-conf.js);
+// an app gets its values as environment variables at every start, and `set` restarts a running
+// app with them, as PM2 does. pm2-logrotate's keys are xpm's own log options: a notice.
+const LOGROTATE = 'pm2-logrotate'
+const LOGROTATE_TEXT = 'log rotation is built in; pm2-logrotate\'s settings are app options: log_max_size, log_max_files, log_interval, log_compress (docs/logs.md)'
+
+function home () {
+  const { homePaths } = require('../../paths')
+  const { ensureSafeHome } = require('../../safe-fs')
+  const h = homePaths().home
+  ensureSafeHome(h, { create: true })
+  return h
+}
+
+async function set (ctx) {
+  const [key, value] = ctx.args
+  if (key === undefined) return get({ ...ctx, args: [undefined, {}] })
+  if (value === undefined) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `set ${key}: give a value (xpm set <app>:<key> <value>)`)
+  return apply(ctx, [[key, value]])
+}
+
+// `multiset "api:a 1 api:b 2"`: pairs in one string, as PM2.
+async function multiset (ctx) {
+  const [serial] = ctx.args
+  const words = (String(serial ?? '').match(/(?:[^\s"]+|"[^"]*")+/g) ?? []).map((w) => w.replace(/^"|"$/g, ''))
+  if (!words.length || words.length % 2) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `multiset takes "<app>:<key> <value>" pairs in one argument, got "${serial ?? ''}"`)
+  const pairs = []
+  for (let i = 0; i < words.length; i += 2) pairs.push([words[i], words[i + 1]])
+  return apply(ctx, pairs)
+}
+
+async function apply (ctx, pairs) {
+  const store = require('../../state/app-conf')
+  const parsed = pairs.map(([k, v]) => {
+    const s = store.splitKey(k)
+    store.checkKey(s, k)
+    if (s.key === null) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected <app>:<key>, got "${k}"`)
+    return { ...s, value: v }
+  })
+  if (parsed.every((p) => p.app === LOGROTATE)) {
+    say(`[xpm] set: ${LOGROTATE_TEXT}\n`)
+    return 0
+  }
+  const h = home()
+  let conf = await store.readAppConf(h)
+  for (const p of parsed) conf = store.setValue(conf, p.app, p.key, p.value)
+  await store.writeAppConf(h, conf)
+  for (const p of parsed) say(`[xpm] ${p.app}:${p.key} = ${JSON.stringify(String(p.value))}\n`)
+  for (const app of [...new Set(parsed.map((p) => p.app))]) await restartWith(ctx, app, store.appEnv(conf, app))
+}
+
+// A running app takes its new values: restarted with them in its environment, as PM2 does.
+async function restartWith (ctx, app, vars) {
+  const client = await ctx.connect()
+  const rows = await client.request('show', { target: app, fields: ['name', 'spec'] }).catch((err) => {
+    if (err.code === 'XPM_ERR_APP_NOT_FOUND') return []
+    throw err
+  })
+  if (!rows.length) {
+    say(`[xpm] ${app} is not managed; it gets these values when it starts\n`)
+    return
+  }
+  const spec = { ...rows[0].spec, env: { ...rows[0].spec.env, ...vars } }
+  const { longRequest } = require('../long-request')
+  const result = await longRequest(client, 'restart', { target: app, specs: [spec] })
+  if (result.failures?.length) throw new XpmError('XPM_ERR_START_FAILED', `${app} did not come back online after the restart: ${result.failures[0].message}`)
+  say(`[xpm] restarted ${app} with its settings\n`)
+}
+
+async function unset (ctx) {
+  const [key] = ctx.args
+  const store = require('../../state/app-conf')
+  const s = store.splitKey(key)
+  store.checkKey(s, key)
+  if (s.app === LOGROTATE) {
+    say(`[xpm] unset: ${LOGROTATE_TEXT}\n`)
+    return 0
+  }
+  const h = home()
+  const conf = await store.readAppConf(h)
+  await store.writeAppConf(h, store.unsetValue(conf, s.app, s.key))
+  say(`[xpm] unset ${key} (the app keeps the values it runs with until its next restart)\n`)
+}
+
+async function get (ctx) {
+  const [key] = ctx.args
+  const store = require('../../state/app-conf')
+  const conf = await store.readAppConf(home())
+  if (key === undefined || key === 'all') return printJson(conf)
+  const s = store.splitKey(key)
+  if (s.key === null) return printJson(conf[s.app] ?? {})
+  const value = conf[s.app]?.[s.key]
+  if (value === undefined) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `no value for ${s.app}:${s.key} (xpm set ${s.app}:${s.key} <value>)`)
+  process.stdout.write(value + '\n')
+}
+
+module.exports = { set, multiset, unset, get }

@@ -1,0 +1,85 @@
+'use strict'
+
+// PM2's e2e scenarios about starting apps (cli/start-app.sh, cli/piped-config.sh,
+// process-file/yaml-configuration.sh, cli/env-refresh.sh, and real ecosystem files with
+// wait_ready and an instance_var PM2 takes), through the real CLI and one daemon.
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { createHome, waitFor, fixture } = require('../helpers/xpm')
+
+const ok = (res) => assert.equal(res.code, 0, `exit ${res.code}\n${res.stdout}\n${res.stderr}`)
+const read = (file) => { try { return fs.readFileSync(file, 'utf8') } catch { return '' } }
+
+test('a shell command line, process.yml with --env (and deploy.<env>.env), start - and delete -, wait_ready with no ready message', async (t) => {
+  const h = createHome(t)
+  const dir = fs.mkdtempSync(path.join(h.home, 'app-'))
+  const IDLE = JSON.stringify(fixture('idle.js'))
+
+  // start "a; b": run by a shell, as PM2 runs it
+  const shellLog = path.join(dir, 'c-log.log')
+  ok(await h.run(['start', `echo "Hello World"; exec node ${IDLE}`, '-l', shellLog, '--merge-logs', '--name', 'c-compile']))
+  await waitFor(() => read(shellLog).includes('Hello World'), { message: 'the shell\'s output' })
+
+  // YAML, --env production: env_production over env, deploy.production.env under both
+  fs.writeFileSync(path.join(dir, 'process.yml'), [
+    'apps:',
+    '  - name: yaml-app',
+    `    script: ${IDLE}`,
+    '    env:',
+    '      STAGE: dev',
+    '    env_production:',
+    '      STAGE: prod',
+    'deploy:',
+    '  production:',
+    '    host: 212.83.163.1',
+    '    env:',
+    '      TEST_VARIABLE: No worries!',
+    ''
+  ].join('\n'))
+  ok(await h.run(['start', path.join(dir, 'process.yml'), '--env', 'production']))
+  const env = JSON.parse((await h.run(['env', 'yaml-app', '--json'])).stdout)
+  assert.deepEqual([env.STAGE, env.TEST_VARIABLE], ['prod', 'No worries!'])
+
+  // apps as JSON on stdin, and away again
+  const apps = JSON.stringify({ apps: [{ name: 'piped-1', script: fixture('idle.js') }, { name: 'piped-2', script: fixture('idle.js') }] })
+  ok(await h.run(['start', '-'], { input: apps }))
+  assert.equal((await h.jlist()).filter((p) => p.name.startsWith('piped-') && p.status === 'online').length, 2)
+  ok(await h.run(['delete', '-'], { input: apps }))
+  assert.equal((await h.jlist()).filter((p) => p.name.startsWith('piped-')).length, 0)
+
+  // a real ecosystem file: wait_ready for a script that never sends ready, a PM2-style instance_var
+  fs.writeFileSync(path.join(dir, 'ecosystem.config.js'), `module.exports = { apps: [
+    { name: 'backend', script: ${JSON.stringify(fixture('never-ready.js'))}, wait_ready: true, listen_timeout: 1500, instance_var: 'newonlyfans-backend' }
+  ] }`)
+  const res = await h.run(['start', path.join(dir, 'ecosystem.config.js')])
+  ok(res)
+  assert.match(res.stderr, /warning: backend\[0\] .*sent no 'ready' message within listen_timeout \(1500 ms\); taken as online/)
+  const backend = (await h.jlist()).find((p) => p.name === 'backend')
+  assert.equal(backend.status, 'online')
+  const benv = JSON.parse((await h.run(['env', String(backend.id), '--json'])).stdout)
+  assert.equal(benv['newonlyfans-backend'], '0')
+  const why = JSON.parse((await h.run(['why', 'backend', '--json'])).stdout)
+  assert.ok(why.some((e) => e.event === 'warning' && /sent no 'ready' message/.test(e.cause.detail)), JSON.stringify(why))
+})
+
+test('set <app>.<key> <value>: kept, given to the app as PM2 gives it, the app restarted; unset; get', async (t) => {
+  const h = createHome(t)
+  ok(await h.run(['unset', 'echo']))
+  ok(await h.run(['start', fixture('idle.js'), '--name', 'echo']))
+  ok(await h.run(['set', 'echo.config_var', 'false']))
+  let env = JSON.parse((await h.run(['env', 'echo', '--json'])).stdout)
+  assert.equal(env.config_var, 'false')
+  ok(await h.run(['multiset', 'echo:conf false echo:probes true']))
+  env = JSON.parse((await h.run(['env', 'echo', '--json'])).stdout)
+  assert.deepEqual([env.conf, env.probes, JSON.parse(env.echo)], ['false', 'true', { config_var: 'false', conf: 'false', probes: 'true' }])
+  const [proc] = await h.jlist()
+  assert.equal(proc.restarts, 2, 'each set restarted the app')
+  assert.equal((await h.run(['get', 'echo:probes'])).stdout.trim(), 'true')
+  ok(await h.run(['unset', 'echo:probes']))
+  assert.deepEqual(JSON.parse((await h.run(['get', 'echo'])).stdout), { config_var: 'false', conf: 'false' })
+  const logrotate = await h.run(['set', 'pm2-logrotate:max_size', '10M'])
+  ok(logrotate)
+  assert.match(logrotate.stdout + logrotate.stderr, /log rotation is built in/)
+})
