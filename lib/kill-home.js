@@ -18,7 +18,7 @@ const fsp = require('node:fs/promises')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { readProcStat } = require('./proc-stat')
 const { endTagged } = require('./tag-scan')
-const { parseTreeTag } = require('./tree-tag')
+const { parseTreeTag, launchOwner } = require('./tree-tag')
 
 const DAEMON_WAIT = 30000 // SIGTERM → SIGKILL for the daemon (it stops every app meanwhile)
 
@@ -28,6 +28,7 @@ async function killHome (paths, {
   kill = (pid, sig) => process.kill(pid, sig),
   readStat = readProcStat,
   findDaemon = () => findDaemonPid(paths),
+  findSuccessor = () => findDaemonPid(paths),
   scanner = undefined,
   killWaitMs = undefined
 } = {}) {
@@ -57,6 +58,10 @@ async function killHome (paths, {
     }
   }
 
+  // A command sent during the kill may already have started a new daemon for this home (the CLI
+  // waits for the old one to exit, then starts one): its processes are not ours to end.
+  const successor = await findSuccessor().catch(() => null)
+  const newer = successor && successor !== daemon ? successor : 0
   const state = await readState(paths.stateFile) // after the daemon's exit: what it wrote last
   const specs = new Map((state?.apps || []).filter((a) => a?.spec?.name).map((a) => [a.spec.name, a.spec]))
   const leaders = new Set((state?.processes || []).map((p) => `${p.pid}@${p.startTime}`))
@@ -64,6 +69,7 @@ async function killHome (paths, {
     resume: true,
     exclude: daemon ? [daemon] : [],
     filter: (p) => {
+      if (newer && launchOwner(p.launch) === newer) return false
       const spec = specs.get(parseTreeTag(p.tree)?.app)
       return spec?.treekill !== false || leaders.has(`${p.pid}@${p.startTime}`)
     },

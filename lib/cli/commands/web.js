@@ -44,7 +44,9 @@ async function webAsApp (ctx, opts, options, home) {
   const { resolveStart } = require('../../config')
   const resolved = await resolveStart({ target: path.join(__dirname, '..', '..', 'web', 'serve.js'), flags: { name }, scriptArgs, cwd: home, env: process.env })
   const { longRequest } = require('../long-request')
-  const [result] = await longRequest(ctx.client, 'start', { specs: resolved.specs })
+  // a script, as `xpm start serve.js`: a dashboard already running is left as it is
+  const [result] = await longRequest(ctx.client, 'start', { specs: resolved.specs, fromScript: [name] })
+  if (result.failures?.[0]?.code === 'XPM_ERR_APP_EXISTS') result.failures = []
   if (result.failures?.length) {
     throw new XpmError('XPM_ERR_START_FAILED', `${name} did not come online: ${result.failures[0].message}; see \`xpm logs ${name}\``)
   }
