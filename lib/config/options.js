@@ -63,7 +63,7 @@ const OPTIONS = [
   { key: 'stop_exit_codes', target: 'stopExitCodes', type: 'exitCodes', default: [], flag: '--stop-exit-codes <codes>', flagHelp: 'comma-separated exit codes that mean "finished", not crashed: no restart', description: 'Exit codes that mean "finished", not crashed: no restart' },
   { key: 'cron_restart', aliases: ['cron'], target: 'cronRestart', type: 'cron', default: null, nullable: true, flag: '-c, --cron-restart <expr>', description: 'Restart on a cron schedule, e.g. "0 3 * * *"', pm2: 'An expression that never fires (February 30th) is an error' },
   { key: 'max_memory_restart', target: 'maxMemoryRestart', type: 'bytes', min: MiB, default: null, nullable: true, flag: '--max-memory-restart <size>', description: 'Restart an instance whose memory (RSS) goes above this size', pm2: 'A graceful reload in cluster mode; repeated memory restarts count toward errored' },
-  { key: 'force', target: 'force', type: 'boolean', default: false, description: 'Starting the app while it runs replaces it with this spec, as `xpm start -f`', pm2: 'Replaces the running app instead of starting a second copy' },
+  { key: 'force', target: 'force', type: 'boolean', default: false, description: 'Accepted for PM2: starting a file restarts its running apps with the file as it is (PM2\'s smart start), with or without it' },
   // Stopping and readiness
   { key: 'kill_timeout', target: 'killTimeout', type: 'duration', default: 5000, flag: '-k, --kill-timeout <duration>', description: 'Time between the stop signal and SIGKILL', pm2Default: '1600 (1.6s)' },
   { key: 'kill_signal', target: 'killSignal', type: 'signal', default: 'SIGINT', description: 'Signal sent to stop the app' },
