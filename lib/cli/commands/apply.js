@@ -68,7 +68,7 @@ async function apply (ctx) {
         (err) => note('reload', a.name, null, { code: err.code, message: err.message })))
     }
     for (const a of of('scale')) {
-      tasks.push(client.request('scale', { name: a.name, change: String(a.to) }, { timeout: 120000 }).then(
+      tasks.push(client.request('scale', { target: a.name, change: String(a.to) }, { timeout: 120000 }).then(
         (r) => note('scale', a.name, r, r.failures?.length ? { code: 'XPM_ERR_START_FAILED', message: r.failures[0].message } : null),
         (err) => note('scale', a.name, null, { code: err.code, message: err.message })))
     }

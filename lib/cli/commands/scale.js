@@ -14,7 +14,7 @@ async function scale (ctx) {
   const { expandTargets } = require('../targets')
   const expanded = await expandTargets(client, [target])
   if (expanded.length !== 1) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `scale changes one app; ${target} names ${expanded.length} (${expanded.join(', ')})`)
-  const result = await client.request('scale', { name: expanded[0], change }, { timeout: 120000 })
+  const result = await client.request('scale', { target: expanded[0], change }, { timeout: 120000 })
   if (opts.json) printJson(result)
   else {
     const what = result.from === result.to
