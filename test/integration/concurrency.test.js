@@ -153,7 +153,8 @@ function judgeBatch (batch, outcomes, model, { killBatch }) {
     const st = model[cmd.app]
     const why = `${label(cmd)} → ${out.code}: ${out.message}`
     if (!out.ok) {
-      const laterCancel = batch.slice(n + 1).some((c) => c.app === cmd.app && (c.op === 'stop' || c.op === 'delete'))
+      // a stop of one instance that is all the app has is a stop of the app: it cancels too
+      const laterCancel = batch.slice(n + 1).some((c) => c.app === cmd.app && ['stop', 'delete', 'stopOne'].includes(c.op))
       if (killBatch && ['XPM_ERR_CANCELLED', 'XPM_ERR_DAEMON_UNREACHABLE', 'XPM_ERR_SHUTTING_DOWN'].includes(out.code)) {
         // cut short by the kill that follows it
       } else if (out.code === 'XPM_ERR_CANCELLED') {
