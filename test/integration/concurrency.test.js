@@ -130,6 +130,7 @@ function request (cmd, specs, lastList) {
     case 'stopOne': {
       const rows = lastList.filter((p) => p.name === cmd.app)
       cmd.id = rows.length ? rows[cmd.nth % rows.length].id : null
+      cmd.whole = rows.length <= 1 // the app's only instance (or none): a stop of the whole app
       return ['stop', { target: cmd.id === null ? cmd.app : String(cmd.id) }]
     }
     case 'kill': case 'save': return [cmd.op, {}]
@@ -154,7 +155,7 @@ function judgeBatch (batch, outcomes, model, { killBatch }) {
     const why = `${label(cmd)} → ${out.code}: ${out.message}`
     if (!out.ok) {
       // a stop of one instance that is all the app has is a stop of the app: it cancels too
-      const laterCancel = batch.slice(n + 1).some((c) => c.app === cmd.app && ['stop', 'delete', 'stopOne'].includes(c.op))
+      const laterCancel = batch.slice(n + 1).some((c) => c.app === cmd.app && (['stop', 'delete'].includes(c.op) || (c.op === 'stopOne' && c.whole)))
       if (killBatch && ['XPM_ERR_CANCELLED', 'XPM_ERR_DAEMON_UNREACHABLE', 'XPM_ERR_SHUTTING_DOWN'].includes(out.code)) {
         // cut short by the kill that follows it
       } else if (out.code === 'XPM_ERR_CANCELLED') {
