@@ -320,7 +320,7 @@ for (const seed of SEEDS) {
     if (leftovers.length) fail(leftovers.map((pid) => `alive after kill: ${describeProc(pid)}`), 'after kill')
 
     // a resurrect after the kill restores exactly the intent of the last save
-    const dump = require('node:path').join(h.home, 'dump.json')
+    const dump = require('node:path').join(h.home, 'dump.pm2')
     if (require('node:fs').existsSync(dump)) {
       const saved = JSON.parse(require('node:fs').readFileSync(dump, 'utf8')).apps
       const back = await h.run(['resurrect'], { timeout: 90000 })

@@ -63,7 +63,7 @@ test('save during a restart, and a daemon crash during a restart, keep the app w
   const restarting = c.request('restart', { target: 'api' }, { timeout: 60000 }).catch((err) => err)
   await waitFor(async () => (await h.jlist()).every((p) => p.status === 'stopping'), { timeout: 20000, message: 'both instances stopping for the restart' })
   await c.request('save', {})
-  assert.deepEqual(savedIntent(path.join(h.home, 'dump.json')), [['api', ['online', 'online']]])
+  assert.deepEqual(savedIntent(path.join(h.home, 'dump.pm2')), [['api', ['online', 'online']]])
   assert.deepEqual(savedIntent(path.join(h.home, 'state.json')), [['api', ['online', 'online']]])
   await crashDaemon(h)
   await restarting
@@ -202,7 +202,7 @@ test('save while a depends_on dependent waits saves it as wanted online', { time
   await waitFor(async () => (await h.jlist()).some((p) => p.name === 'db' && p.status === 'launching'), { timeout: 20000, message: 'db launching' })
   const saved = await h.run(['save'])
   assert.equal(saved.code, 0, saved.stderr)
-  assert.deepEqual(savedIntent(path.join(h.home, 'dump.json')), [['db', ['online']], ['api', ['online']]])
+  assert.deepEqual(savedIntent(path.join(h.home, 'dump.pm2')), [['db', ['online']], ['api', ['online']]])
   fs.writeFileSync(gate, '')
   assert.equal((await starting).code, 0)
 })
