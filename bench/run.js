@@ -68,7 +68,9 @@ function machine (tools, loader) {
     xpm: `${require(path.join(XPM_ROOT, 'package.json')).version} (${checkout(XPM_ROOT)})`,
     pm2: tools.pm2,
     loader: loader === 'wrk' ? `wrk ${tools.wrk}` : `autocannon ${tools.autocannon}`,
-    date: new Date().toISOString()
+    date: new Date().toISOString(),
+    // The machine is shared: how busy it was (1, 5, 15 min load averages; end filled in later).
+    load: { start: os.loadavg().map((x) => Math.round(x * 100) / 100), end: null }
   }
 }
 
@@ -84,6 +86,12 @@ function carryOver (results, file) {
   if (!kept.length) return results
   const measures = [...results.measures, ...kept].sort((a, b) => MEASURES.indexOf(a.name) - MEASURES.indexOf(b.name))
   return { ...results, measures }
+}
+
+// bench/findings.md: what the figures do not say by themselves (where the time goes, what was
+// tried and left out), written by hand and rendered after the targets.
+function readFindings () {
+  try { return fs.readFileSync(path.join(__dirname, 'findings.md'), 'utf8') } catch { return null }
 }
 
 async function main () {
@@ -128,6 +136,7 @@ async function main () {
     release
   }
 
+  const runMachine = machine(tools, loader)
   const measures = []
   for (const name of opts.only) {
     const mod = require(`./measures/${name}`)
@@ -148,7 +157,7 @@ async function main () {
   }
 
   const results = {
-    machine: machine(tools, loader),
+    machine: { ...runMachine, load: { ...runMachine.load, end: os.loadavg().map((x) => Math.round(x * 100) / 100) } },
     options: { quick: opts.quick, only: opts.only, rounds: opts.rounds, scaleApps: opts.scaleApps, idleProcs: opts.idleProcs, xpmNoMetrics: process.env.XPM_BENCH_NO_METRICS === '1', unsetEnv: UNSET_ENV },
     seconds: (performance.now() - started) / 1000,
     measures
@@ -158,7 +167,7 @@ async function main () {
     const written = carryOver(results, latest)
     fs.mkdirSync(path.dirname(latest), { recursive: true })
     fs.writeFileSync(latest, JSON.stringify(written, null, 2) + '\n')
-    fs.writeFileSync(path.join(ROOT, 'docs', 'benchmarks.md'), render(written))
+    fs.writeFileSync(path.join(ROOT, 'docs', 'benchmarks.md'), render({ ...written, findings: readFindings() }))
   }
   process.stdout.write(render(results))
 }
