@@ -80,7 +80,10 @@ class Metrics extends EventEmitter {
       }
       return
     }
-    if (old) this.setLimited(old, false)
+    if (old) {
+      this.setLimited(old, false)
+      this.sampler.forget?.(old.pid)
+    }
     const state = { pid, prev: null, os: null, agent: null, sampledAt: -Infinity, limited: false, steady, send, history: old ? old.history : new PointHistory() }
     this.states.set(id, state)
     this.setLimited(state, limited)
@@ -92,6 +95,7 @@ class Metrics extends EventEmitter {
     if (!state) return
     this.setLimited(state, false)
     this.states.delete(id)
+    this.sampler.forget?.(state.pid)
   }
 
   setLimited (state, limited) {
