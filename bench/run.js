@@ -2,7 +2,7 @@
 'use strict'
 
 // npm run bench [-- --quick] [--only cli,memory] [--rounds N] [--loader wrk|autocannon] [--fresh-tools]
-//                 [--scale-apps 10,100,300] [--idle-procs 1000] [--no-write]
+//                 [--scale-apps 10,100,300] [--idle-procs 1000] [--no-write] [--render]
 // Runs every measure in bench/measures against xpm, PM2 and a bare node:cluster primary, writes
 // docs/benchmarks.md and bench/results/latest.json, and prints the tables. With --only, the
 // measures not rerun are carried over from the previous bench/results/latest.json, marked with
@@ -31,10 +31,11 @@ function parseArgs (argv) {
     else if (a === '--loader') opts.loader = argv[++i]
     else if (a === '--fresh-tools') opts.freshTools = true
     else if (a === '--no-write') opts.write = false
+    else if (a === '--render') opts.render = true
     else if (a === '--scale-apps') opts.scaleApps = String(argv[++i]).split(',').map((s) => Number(s.trim()))
     else if (a === '--idle-procs') opts.idleProcs = Number(argv[++i])
     else if (a === '-h' || a === '--help') {
-      console.log('usage: node bench/run.js [--quick] [--only ' + MEASURES.join(',') + '] [--rounds N] [--loader wrk|autocannon] [--fresh-tools] [--scale-apps 10,100] [--idle-procs 1000] [--no-write]')
+      console.log('usage: node bench/run.js [--quick] [--only ' + MEASURES.join(',') + '] [--rounds N] [--loader wrk|autocannon] [--fresh-tools] [--scale-apps 10,100] [--idle-procs 1000] [--no-write] [--render]')
       process.exit(0)
     } else throw new Error(`unknown option ${a}`)
   }
@@ -96,6 +97,12 @@ function readFindings () {
 
 async function main () {
   const opts = parseArgs(process.argv.slice(2))
+  const latest = path.join(__dirname, 'results', 'latest.json')
+  if (opts.render) {
+    // docs/benchmarks.md again from latest.json and findings.md, nothing measured.
+    fs.writeFileSync(path.join(ROOT, 'docs', 'benchmarks.md'), render({ ...JSON.parse(fs.readFileSync(latest, 'utf8')), findings: readFindings() }))
+    return
+  }
   const log = (msg) => process.stderr.write(`${msg}\n`)
   const started = performance.now()
   const tools = await ensureTools({ fresh: opts.freshTools, log })
@@ -162,7 +169,6 @@ async function main () {
     seconds: (performance.now() - started) / 1000,
     measures
   }
-  const latest = path.join(__dirname, 'results', 'latest.json')
   if (opts.write) {
     const written = carryOver(results, latest)
     fs.mkdirSync(path.dirname(latest), { recursive: true })
