@@ -2,7 +2,7 @@
 'use strict'
 
 // npm run bench [-- --quick] [--only cli,memory] [--rounds N] [--loader wrk|autocannon] [--fresh-tools]
-//                 [--scale-apps 10,100,300] [--idle-procs 1000] [--no-write]
+//                 [--scale-apps 10,100,300] [--idle-procs 1000] [--no-write] [--render]
 // Runs every measure in bench/measures against xpm, PM2 and a bare node:cluster primary, writes
 // docs/benchmarks.md and bench/results/latest.json, and prints the tables. With --only, the
 // measures not rerun are carried over from the previous bench/results/latest.json, marked with
@@ -31,10 +31,11 @@ function parseArgs (argv) {
     else if (a === '--loader') opts.loader = argv[++i]
     else if (a === '--fresh-tools') opts.freshTools = true
     else if (a === '--no-write') opts.write = false
+    else if (a === '--render') opts.render = true
     else if (a === '--scale-apps') opts.scaleApps = String(argv[++i]).split(',').map((s) => Number(s.trim()))
     else if (a === '--idle-procs') opts.idleProcs = Number(argv[++i])
     else if (a === '-h' || a === '--help') {
-      console.log('usage: node bench/run.js [--quick] [--only ' + MEASURES.join(',') + '] [--rounds N] [--loader wrk|autocannon] [--fresh-tools] [--scale-apps 10,100] [--idle-procs 1000] [--no-write]')
+      console.log('usage: node bench/run.js [--quick] [--only ' + MEASURES.join(',') + '] [--rounds N] [--loader wrk|autocannon] [--fresh-tools] [--scale-apps 10,100] [--idle-procs 1000] [--no-write] [--render]')
       process.exit(0)
     } else throw new Error(`unknown option ${a}`)
   }
@@ -68,7 +69,9 @@ function machine (tools, loader) {
     xpm: `${require(path.join(XPM_ROOT, 'package.json')).version} (${checkout(XPM_ROOT)})`,
     pm2: tools.pm2,
     loader: loader === 'wrk' ? `wrk ${tools.wrk}` : `autocannon ${tools.autocannon}`,
-    date: new Date().toISOString()
+    date: new Date().toISOString(),
+    // The machine is shared: how busy it was (1, 5, 15 min load averages; end filled in later).
+    load: { start: os.loadavg().map((x) => Math.round(x * 100) / 100), end: null }
   }
 }
 
@@ -86,8 +89,20 @@ function carryOver (results, file) {
   return { ...results, measures }
 }
 
+// bench/findings.md: what the figures do not say by themselves (where the time goes, what was
+// tried and left out), written by hand and rendered after the targets.
+function readFindings () {
+  try { return fs.readFileSync(path.join(__dirname, 'findings.md'), 'utf8') } catch { return null }
+}
+
 async function main () {
   const opts = parseArgs(process.argv.slice(2))
+  const latest = path.join(__dirname, 'results', 'latest.json')
+  if (opts.render) {
+    // docs/benchmarks.md again from latest.json and findings.md, nothing measured.
+    fs.writeFileSync(path.join(ROOT, 'docs', 'benchmarks.md'), render({ ...JSON.parse(fs.readFileSync(latest, 'utf8')), findings: readFindings() }))
+    return
+  }
   const log = (msg) => process.stderr.write(`${msg}\n`)
   const started = performance.now()
   const tools = await ensureTools({ fresh: opts.freshTools, log })
@@ -128,6 +143,7 @@ async function main () {
     release
   }
 
+  const runMachine = machine(tools, loader)
   const measures = []
   for (const name of opts.only) {
     const mod = require(`./measures/${name}`)
@@ -148,17 +164,16 @@ async function main () {
   }
 
   const results = {
-    machine: machine(tools, loader),
+    machine: { ...runMachine, load: { ...runMachine.load, end: os.loadavg().map((x) => Math.round(x * 100) / 100) } },
     options: { quick: opts.quick, only: opts.only, rounds: opts.rounds, scaleApps: opts.scaleApps, idleProcs: opts.idleProcs, xpmNoMetrics: process.env.XPM_BENCH_NO_METRICS === '1', unsetEnv: UNSET_ENV },
     seconds: (performance.now() - started) / 1000,
     measures
   }
-  const latest = path.join(__dirname, 'results', 'latest.json')
   if (opts.write) {
     const written = carryOver(results, latest)
     fs.mkdirSync(path.dirname(latest), { recursive: true })
     fs.writeFileSync(latest, JSON.stringify(written, null, 2) + '\n')
-    fs.writeFileSync(path.join(ROOT, 'docs', 'benchmarks.md'), render(written))
+    fs.writeFileSync(path.join(ROOT, 'docs', 'benchmarks.md'), render({ ...written, findings: readFindings() }))
   }
   process.stdout.write(render(results))
 }

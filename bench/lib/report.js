@@ -180,8 +180,43 @@ const IDLE_TARGETS = [
   }
 ]
 
+// The targets of issue 27, "closer to the floor".
+const FLOOR_TARGETS = [
+  {
+    text: 'idle daemon CPU at 100 apps at most 0.1 % of a core',
+    check: (m) => {
+      const cpu = med(find(m, 'idle.apps100.cpu'), 'xpm')
+      return cpu === undefined ? null : { met: cpu <= 0.1, detail: `xpm ${num(cpu)} %, PM2 ${num(med(find(m, 'idle.apps100.cpu'), 'pm2'))} %` }
+    }
+  },
+  {
+    text: '100 fork apps online within 1.15 × the parallel-spawn floor',
+    check: (m) => {
+      const row = find(m, 'scale.apps100.online')
+      const r = ratio(summarize(row?.series.xpm), summarize(row?.series.raw))
+      return r === null ? null : { met: r <= 1.15, detail: `xpm ${num(med(row, 'xpm'))} ms, floor ${num(med(row, 'raw'))} ms: xpm/floor ${r.toFixed(2)}` }
+    }
+  },
+  {
+    text: 'daemon RSS at 100 apps at most 0.8 × PM2\'s',
+    check: (m) => {
+      const row = find(m, 'idle.apps100.rss')
+      const r = ratio(summarize(row?.series.xpm), summarize(row?.series.pm2))
+      return r === null ? null : { met: r <= 0.8, detail: `xpm ${num(med(row, 'xpm'))} MB, PM2 ${num(med(row, 'pm2'))} MB: xpm/PM2 ${r.toFixed(2)}` }
+    }
+  },
+  ...[['fork', 1.2], ['cluster', 1.5]].map(([mode, bound]) => ({
+    text: `crash to serving again, ${mode} mode, within ${bound} × a bare \`node\` start`,
+    check: (m) => {
+      const row = find(m, `crash.${mode}`)
+      const r = ratio(summarize(row?.series.xpm), summarize(row?.series.raw))
+      return r === null ? null : { met: r <= bound, detail: `xpm ${num(med(row, 'xpm'))} ms, PM2 ${num(med(row, 'pm2'))} ms, floor ${num(med(row, 'raw'))} ms: xpm/floor ${r.toFixed(2)}` }
+    }
+  }))
+]
+
 function targets (measures) {
-  return [...TARGETS, ...IDLE_TARGETS].map((t) => {
+  return [...TARGETS, ...IDLE_TARGETS, ...FLOOR_TARGETS].map((t) => {
     let result = null
     try { result = t.check(measures) } catch {}
     return { text: t.text, met: result ? result.met : null, detail: result ? result.detail : 'not measured' }
@@ -256,14 +291,16 @@ function render (results) {
   out.push(`| load generator | ${machine.loader} |`)
   out.push(`| date | ${machine.date} |`)
   out.push(`| duration | ${Math.round(results.seconds)} s |`)
+  if (machine.load) out.push(`| load average (1, 5, 15 min) | at start ${machine.load.start.join(', ')}; at end ${(machine.load.end || []).join(', ')} (${machine.cores} cores, shared with other work) |`)
   out.push('')
-  out.push('## Targets (issues 9, 13 and 15)')
+  out.push('## Targets (issues 9, 13, 15 and 27)')
   out.push('')
   out.push('| target | result | figures |')
   out.push('|---|---|---|')
   for (const t of targets(measures)) {
     out.push(`| ${t.text} | ${t.met === null ? 'not measured' : t.met ? 'met' : '**not met**'} | ${t.detail} |`)
   }
+  if (results.findings) out.push('', results.findings.trim())
   const floors = floorNotes(measures)
   if (floors.length) {
     out.push('')

@@ -6,7 +6,7 @@ const path = require('node:path')
 const { alternate, rows } = require('../lib/series')
 const { startFleet } = require('../lib/apps')
 const { tmuxStart, tmuxAvailable } = require('../lib/tmux')
-const { run, rss, cpuSeconds, isAlive, waitFor, delay } = require('../lib/util')
+const { run, rss, cpuSeconds, cpuMs, isAlive, waitFor, delay } = require('../lib/util')
 
 // Issue 15: what many processes cost when nobody is looking, and when someone looks. Two cases,
 // one contender at a time (start, measure, `kill`), xpm then PM2:
@@ -21,7 +21,8 @@ const { run, rss, cpuSeconds, isAlive, waitFor, delay } = require('../lib/util')
 
 const APPS = 100
 const DEFAULT_PROCS = 1000
-const QUIET_S = 12
+const QUIET_S = 15
+const SMALL_SETTLE_S = 5
 const DEADLINE_MS = 300000
 
 const IDLE = [
@@ -106,10 +107,10 @@ async function runCase (c, kase, opts, log) {
 
   const daemon = c.daemonPid()
   await delay(QUIET_S * 1000)
-  const d0 = cpuSeconds(daemon)
+  const d0 = cpuMs(daemon)
   const w0 = performance.now()
   await delay(opts.idleS * 1000)
-  add(series, `${kase.id}.cpu`, (cpuSeconds(daemon) - d0) / ((performance.now() - w0) / 1000) * 100)
+  add(series, `${kase.id}.cpu`, (cpuMs(daemon) - d0) / (performance.now() - w0) * 100)
   add(series, `${kase.id}.rss`, rss(daemon) / 1024 / 1024)
 
   await step('list', async () => { for (const ms of await timed(c, ['list'], opts.lists)) add(series, `${kase.id}.list`, ms) })
@@ -135,10 +136,10 @@ module.exports = {
   name: 'idle',
   title: 'Many processes: idle cost, list, monit, kill',
   columns: { raw: '`node -e 0` (floor)', ratio: 'xpm/floor' },
-  description: `Two cases, each run under one tool at a time (start, measure, \`kill\`; xpm, then PM2): ${APPS} idle fork-mode Node apps from one ecosystem file (the idle script of "Many apps at once"), and N processes of a tiny non-Node program (a shell script that \`exec\`s \`sleep\`; one app with \`instances: N\` in fork mode under both tools). Once every process is online and nothing has asked the daemon anything for ${QUIET_S} s (xpm samples at the full rate for 10 s after a \`list\`), the daemon's CPU (utime+stime from /proc/<pid>/stat) is read over the idle window and its RSS at the end of it; then \`list\` and \`jlist\` are timed (wall time of the CLI, one after another), the dashboard (\`xpm monit\` / \`pm2 monit\`) runs in a 120×40 tmux terminal and its CPU and the daemon's are read once it shows the processes, and \`kill\` is timed until the daemon and every process are gone. First, \`list\` with 4 hello apps × 2 workers is timed against the \`node -e 0\` floor on the same Node, alternating.`,
+  description: `Two cases, each run under one tool at a time (start, measure, \`kill\`; xpm, then PM2): ${APPS} idle fork-mode Node apps from one ecosystem file (the idle script of "Many apps at once"), and N processes of a tiny non-Node program (a shell script that \`exec\`s \`sleep\`; one app with \`instances: N\` in fork mode under both tools). Once every process is online and nothing has asked the daemon anything for ${QUIET_S} s (xpm samples at the full rate for 10 s after a \`list\`), the daemon's CPU (all its threads, from /proc/<pid>/task/*/schedstat, at ns resolution) is read over the idle window and its RSS at the end of it; then \`list\` and \`jlist\` are timed (wall time of the CLI, one after another), the dashboard (\`xpm monit\` / \`pm2 monit\`) runs in a 120×40 tmux terminal and its CPU and the daemon's are read once it shows the processes, and \`kill\` is timed until the daemon and every process are gone. First, \`list\` with 4 hello apps × 2 workers is timed against the \`node -e 0\` floor on the same Node, alternating.`,
   async run (ctx) {
     const procs = ctx.idleProcs || (ctx.quick ? 300 : DEFAULT_PROCS)
-    const opts = { idleS: ctx.quick ? 10 : 30, monitS: ctx.quick ? 5 : 10, lists: ctx.rounds(5, 3), tmux: await tmuxAvailable() }
+    const opts = { idleS: ctx.quick ? 10 : 60, monitS: ctx.quick ? 5 : 10, lists: ctx.rounds(5, 3), tmux: await tmuxAvailable() }
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-bench-idle-'))
     try {
       const script = path.join(dir, 'idle.js')
@@ -176,6 +177,29 @@ module.exports = {
       for (const c of [xpm, pm2]) await c.kill()
 
       const defs = [{ id: 'idle.list4', key: 'list4', label: '`list` with 4 apps × 2 (floor: `node -e 0`)', unit: 'ms' }]
+
+      // Daemon RSS with no process and with 10 (the 100 and 1,000 cases below give the rest of
+      // the table): a fresh daemon each, SMALL_SETTLE_S after every process is online.
+      ctx.log('  daemon RSS with 0 and 10 processes')
+      const small = writeEcosystem(path.join(dir, 'small.config.js'), Array.from({ length: 10 }, (_, i) => ({ name: `small${i}`, script: path.join(dir, 'idle.js'), exec_mode: 'fork' })))
+      for (const c of [xpm, pm2]) {
+        try {
+          await c.ping()
+          await delay(SMALL_SETTLE_S * 1000)
+          add(merged.series[c.name], 'rss0', rss(c.daemonPid()) / 1024 / 1024)
+          await c.cli(['start', small], { timeout: DEADLINE_MS })
+          await waitFor(async () => (await c.jlist()).filter((row) => isOnline(c, row)).length >= 10, { timeout: 60000, interval: 500, message: '10 processes online' })
+          await delay(SMALL_SETTLE_S * 1000)
+          add(merged.series[c.name], 'rss10', rss(c.daemonPid()) / 1024 / 1024)
+        } catch (err) {
+          merged.errors[c.name] = `RSS with 0 and 10 processes: ${err.message}`
+        }
+        await c.kill()
+      }
+      defs.push(
+        { id: 'idle.rss0', key: 'rss0', label: 'daemon RSS, no process', unit: 'MB' },
+        { id: 'idle.rss10', key: 'rss10', label: 'daemon RSS, 10 idle Node apps', unit: 'MB' }
+      )
       for (const kase of cases) {
         ctx.log(`  ${kase.label}`)
         for (const c of [xpm, pm2]) {

@@ -123,7 +123,29 @@ async function timedStart (c, kase, log) {
   if (cli.code !== 0) log(`  ${c.name} ${kase.label}: CLI exited ${cli.code} after ${Math.round(cli.ms)} ms (all online at ${Math.round(seen.ms)} ms): ${cli.tail}`)
   const leaked = seen.pids.filter(leakedEnv).length
   if (leaked) log(`  ${c.name} ${kase.label}: ${leaked} processes have ${UNSET_ENV.join(', ')} set`)
-  return { online: seen.ms, cli: cli.ms, code: cli.code }
+  return { online: seen.ms, cli: cli.ms, code: cli.code, loop: await longestStall(c, e0, e0 + Math.max(seen.ms, cli.ms)) }
+}
+
+// The daemon's longest event-loop stall from `from` to `to` (epoch ms), from its loop probe
+// (bench/lib/loop-probe.js); null when the probe wrote nothing.
+async function longestStall (c, from, to) {
+  await delay(1100) // the probe writes once a second
+  try {
+    const seconds = JSON.parse(fs.readFileSync(loopFile(c), 'utf8'))
+    const inWindow = seconds.filter(([at]) => at > from && at <= to + 1000).map(([, ms]) => ms)
+    return inWindow.length ? Math.max(...inWindow) : null
+  } catch {
+    return null
+  }
+}
+
+function loopFile (c) {
+  return path.join(c.home, 'bench-loop-delay.json')
+}
+
+// The probe goes into the daemon through the environment of the CLI that starts it.
+function probeEnv (c) {
+  return { NODE_OPTIONS: `--require ${path.join(__dirname, '..', 'lib', 'loop-probe.js')}`, XPM_BENCH_LOOP_FILE: loopFile(c) }
 }
 
 // Deletes every app (not timed) and waits until no process of the round is left.
@@ -167,7 +189,7 @@ module.exports = {
   name: 'scale',
   title: 'Many apps at once',
   columns: { raw: 'plain node (floor)', ratio: 'xpm/floor' },
-  description: 'One ecosystem file of N fork-mode apps running an idle script (`setInterval`, no port; it writes one line after its first tick), and one file of a single app with 32 instances of it in cluster mode (`exec_mode: \'cluster\'`, the way both tools run many instances of one app; with no port it starts like fork mode). Timed from issuing `xpm start ecosystem.config.js` / `pm2 start ecosystem.config.js`, with the daemon already running and no app, until `jlist` (polled one call at a time, 250 ms apart) reports every process `online`; the time of the last process going online is taken from the rows\' own timestamps (PM2 `pm_uptime`, xpm answer time − `uptime`), bounded by the last poll that still saw one missing and the first that saw them all. "CLI exited" is the start command\'s own wall time, and its exit code is recorded (a CLI that gives up is not a failed round as long as every process comes online within 180 s). Apps are deleted between rounds, then 1 s of quiet (not timed). Floor: as many plain `node idle.js` processes spawned in one loop from one Node parent, until each has written its line. Where xpm\'s time above the floor goes (daemon CPU profile of a 100-app start): the CLI\'s own start-up and config load (about 70 ms), and `fork()` itself — Node spawns children one after another on the parent\'s thread, about 9 ms each from the daemon against 6.6 ms from a bare Node parent, because the cost of `fork()` grows with the parent\'s address space (a bare parent with 200 MB of ballast takes 10 ms). Readiness adds nothing: a Node app counts as online when the agent reports that its entry has run its first turn.',
+  description: 'One ecosystem file of N fork-mode apps running an idle script (`setInterval`, no port; it writes one line after its first tick), and one file of a single app with 32 instances of it in cluster mode (`exec_mode: \'cluster\'`, the way both tools run many instances of one app; with no port it starts like fork mode). Timed from issuing `xpm start ecosystem.config.js` / `pm2 start ecosystem.config.js`, with the daemon already running and no app, until `jlist` (polled one call at a time, 250 ms apart) reports every process `online`; the time of the last process going online is taken from the rows\' own timestamps (PM2 `pm_uptime`, xpm answer time − `uptime`), bounded by the last poll that still saw one missing and the first that saw them all. "CLI exited" is the start command\'s own wall time, and its exit code is recorded (a CLI that gives up is not a failed round as long as every process comes online within 180 s). Apps are deleted between rounds, then 1 s of quiet (not timed). Floor: as many plain `node idle.js` processes spawned in one loop from one Node parent, until each has written its line. Where xpm\'s time above the floor goes (daemon CPU profile of a 100-app start): the CLI\'s own start-up and config load (about 70 ms), and `fork()` itself — Node spawns children one after another on the parent\'s thread, about 9 ms each from the daemon against 6.6 ms from a bare Node parent, because the cost of `fork()` grows with the parent\'s address space (a bare parent with 200 MB of ballast takes 10 ms). Readiness adds nothing: a Node app counts as online when the agent reports that its entry has run its first turn. The daemons\' own event loops are watched during each start by a probe preloaded into them (bench/lib/loop-probe.js: a 10 ms `monitorEventLoopDelay`, the longest stall of each second).',
   async run (ctx) {
     const counts = ctx.scaleApps || DEFAULT_APPS
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-bench-scale-'))
@@ -175,7 +197,11 @@ module.exports = {
       const { script, cases } = makeCases(dir, counts)
       const [xpm, pm2] = ctx.contenders(['xpm', 'pm2'])
       const floorer = { name: 'raw' }
-      for (const c of [xpm, pm2]) await c.ping() // daemons up before anything is timed
+      // Daemons up before anything is timed, each with the loop probe.
+      for (const c of [xpm, pm2]) {
+        const res = await c.cli(['ping'], { env: probeEnv(c) })
+        if (res.code !== 0) throw new Error(`${c.name} ping exited ${res.code}: ${(res.stderr || res.stdout).trim()}`)
+      }
       // Warm-up, not timed: the first start of a node script pays for cold disk caches.
       await floor(script, 2)
       const merged = { series: { xpm: {}, pm2: {}, raw: {} }, errors: {} }
@@ -186,7 +212,9 @@ module.exports = {
           if (c === floorer) return { [`${kase.id}.online`]: await floor(script, kase.processes) }
           try {
             const r = await timedStart(c, kase, ctx.log)
-            return { [`${kase.id}.online`]: r.online, [`${kase.id}.cli`]: r.cli, [`${kase.id}.code`]: r.code }
+            const out = { [`${kase.id}.online`]: r.online, [`${kase.id}.cli`]: r.cli, [`${kase.id}.code`]: r.code }
+            if (r.loop !== null) out[`${kase.id}.loop`] = r.loop
+            return out
           } finally {
             await clear(c)
           }
@@ -196,7 +224,8 @@ module.exports = {
         defs.push(
           { id: `scale.${kase.id}.online`, key: `${kase.id}.online`, label: `${kase.label}: all online per \`jlist\` (floor: all plain processes up)`, unit: 'ms' },
           { id: `scale.${kase.id}.cli`, key: `${kase.id}.cli`, label: `${kase.label}: \`start\` CLI exited`, unit: 'ms' },
-          { id: `scale.${kase.id}.code`, key: `${kase.id}.code`, label: `${kase.label}: \`start\` CLI exit code`, unit: 'code' }
+          { id: `scale.${kase.id}.code`, key: `${kase.id}.code`, label: `${kase.label}: \`start\` CLI exit code`, unit: 'code' },
+          { id: `scale.${kase.id}.loop`, key: `${kase.id}.loop`, label: `${kase.label}: the daemon's longest event-loop stall during the start`, unit: 'ms' }
         )
       }
       return rows(defs, merged)

@@ -48,7 +48,11 @@ class Metrics extends EventEmitter {
     this.watchers = 0
     this.leaseUntil = -Infinity
     this.leaseTimer = null
-    this.agentsFull = false // the interval last sent to the agents
+    this.agentMs = slowMs // the interval last sent to the agents
+    this.scrapeMs = null // the pace of Prometheus scrapes while they keep coming
+    this.lastScrapeAt = -Infinity
+    this.scrapeUntil = -Infinity
+    this.scrapeTimer = null
     this.started = false
     this.timer = null
     this.timerDue = Infinity
@@ -76,7 +80,10 @@ class Metrics extends EventEmitter {
       }
       return
     }
-    if (old) this.setLimited(old, false)
+    if (old) {
+      this.setLimited(old, false)
+      this.sampler.forget?.(old.pid)
+    }
     const state = { pid, prev: null, os: null, agent: null, sampledAt: -Infinity, limited: false, steady, send, history: old ? old.history : new PointHistory() }
     this.states.set(id, state)
     this.setLimited(state, limited)
@@ -88,6 +95,7 @@ class Metrics extends EventEmitter {
     if (!state) return
     this.setLimited(state, false)
     this.states.delete(id)
+    this.sampler.forget?.(state.pid)
   }
 
   setLimited (state, limited) {
@@ -175,6 +183,25 @@ class Metrics extends EventEmitter {
     this.attentionChanged()
   }
 
+  // A Prometheus scrape (fresh() with lease: false). From the second one on, the gap between
+  // two scrapes is their pace; scrapes further apart than the slow interval change nothing.
+  scraped () {
+    const t = this.now()
+    const gap = t - this.lastScrapeAt
+    this.lastScrapeAt = t
+    if (!(gap < this.slowMs)) return
+    this.scrapeMs = Math.max(this.fullMs, Math.round(gap))
+    this.scrapeUntil = t + 2 * this.scrapeMs
+    this.timers.clearTimeout(this.scrapeTimer)
+    this.scrapeTimer = this.timers.setTimeout(() => {
+      this.scrapeTimer = null
+      this.scrapeMs = null
+      this.attentionChanged()
+    }, 2 * this.scrapeMs)
+    this.scrapeTimer.unref?.()
+    this.attentionChanged()
+  }
+
   armLease (ms) {
     this.leaseTimer = this.timers.setTimeout(() => {
       this.leaseTimer = null
@@ -186,16 +213,16 @@ class Metrics extends EventEmitter {
   }
 
   attentionChanged () {
-    const full = this.watched
-    if (full !== this.agentsFull) {
-      this.agentsFull = full
+    const ms = this.watched ? this.fullMs : this.scrapeMs ?? this.slowMs
+    if (ms !== this.agentMs) {
+      this.agentMs = ms
       for (const state of this.states.values()) this.tellAgent(state)
     }
     this.schedule()
   }
 
   agentInterval () {
-    return this.agentsFull ? this.fullMs : this.slowMs
+    return this.agentMs
   }
 
   tellAgent (state) {
@@ -218,8 +245,10 @@ class Metrics extends EventEmitter {
     this.started = false
     this.timers.clearTimeout(this.timer)
     this.timers.clearTimeout(this.leaseTimer)
+    this.timers.clearTimeout(this.scrapeTimer)
     this.timer = null
     this.leaseTimer = null
+    this.scrapeTimer = null
     this.timerDue = Infinity
   }
 
@@ -274,9 +303,10 @@ class Metrics extends EventEmitter {
 
   // On demand, for `list` and `show`: samples the given ids (all when null) whose last sample is
   // older than freshMs, then resolves. Also takes the attention lease, unless `lease: false` (a
-  // Prometheus scrape: periodic, not someone watching).
+  // Prometheus scrape: periodic, not someone watching; its pace sets the agents', scraped()).
   async fresh (ids = null, { lease = true } = {}) {
     if (lease) this.touch()
+    else this.scraped()
     while (this.inflight) await this.inflight.catch(() => {})
     const t = this.now()
     const stale = []
@@ -357,6 +387,7 @@ class Metrics extends EventEmitter {
       watchers: this.watchers,
       watched: this.watched,
       agentIntervalMs: this.agentInterval(),
+      scrapeMs: this.scrapeMs,
       nextRoundInMs: this.timer ? Math.max(0, this.timerDue - this.now()) : null,
       rounds: this.rounds,
       reads: this.reads,

@@ -28,7 +28,8 @@ function resolutionFor (intervalMs) {
 // listens for the channel's close, metrics or not; see exit-on-disconnect.js.)
 // heartbeat: a report goes out every interval even when nothing changed, for a daemon that
 // counts a missing report as a blocked loop (the watchdog, max_event_loop_delay).
-function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () => {}, heartbeat = false }) {
+// firstReportMs: the first report that long after the start instead of one interval.
+function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () => {}, heartbeat = false, firstReportMs = null }) {
   let histogram = null
   let resolution = 0
   let timer = null
@@ -87,23 +88,49 @@ function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () 
     if ((any || heartbeat) && send({ 'xpm:agent': 'metrics', data: changed })) Object.assign(sent, changed)
   }
 
-  function setRate (ms) {
-    if (ms === current) return
+  // The interval the timer runs at (armed) can lag the one asked for (current) while the first
+  // report is pending.
+  let armed = 0
+  let firstTimer = null
+
+  function arm () {
+    useResolution(current ? resolutionFor(current) : 0)
+    if (armed === current) return
     clearInterval(timer)
     timer = null
-    current = ms
-    useResolution(ms ? resolutionFor(ms) : 0)
-    if (!ms) return
-    timer = setInterval(report, ms)
+    armed = current
+    if (!current) return
+    timer = setInterval(report, current)
     // The agent must never be the reason an app stays alive.
     timer.unref()
+  }
+
+  function setRate (ms) {
+    current = ms
+    if (firstTimer && ms) return // the first report re-arms at the rate asked for by then
+    clearTimeout(firstTimer)
+    firstTimer = null
+    arm()
   }
 
   function stop () {
     setRate(0)
   }
 
-  setRate(intervalMs)
+  // firstReportMs: one report that soon after the start (the histogram at its fine resolution
+  // meanwhile, so the figures mean something), then one per interval.
+  if (firstReportMs > 0 && intervalMs > 0) {
+    current = intervalMs
+    useResolution(RESOLUTION_MS)
+    firstTimer = setTimeout(() => {
+      firstTimer = null
+      report()
+      arm()
+    }, firstReportMs)
+    firstTimer.unref()
+  } else {
+    setRate(intervalMs)
+  }
   return {
     collect,
     stop,

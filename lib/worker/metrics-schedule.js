@@ -7,16 +7,29 @@
 // sees it, and the listener keeps nothing alive. The listener is installed at preload, before
 // the channel is first read, so the first schedule is never missed.
 //
-// The reporter itself starts one second after the app's entry has run (booted()): when many apps
-// start at once, its cost never competes with their start-up. XPM_METRICS_INTERVAL (ms, for tests
-// and debugging) fixes the interval and ignores the daemon's schedule (but not its `heartbeat`:
-// true asks for a report every interval even when no figure changed, see metrics-reporter.js).
+// The first report comes soon after boot, so heap and event-loop figures of a new process are
+// there within a second (not one full interval, 30 s when nobody watches, later): the reporter
+// starts between START_MIN_MS and START_MIN_MS + START_SPREAD_MS after the app's entry has run
+// (booted()), at a point picked from the pid, so 100 apps started at once neither compete with
+// each other's start-up nor report in one tick; its first report follows FIRST_REPORT_MS later
+// (metrics-reporter.js), then one per interval. XPM_METRICS_INTERVAL (ms, for tests and
+// debugging) fixes the interval and ignores the daemon's schedule (but not its `heartbeat`:
+// true asks for a report every interval even when no figure changed, see metrics-reporter.js);
+// with it the reporter starts one interval after boot.
 const { intervalFrom } = require('./options')
 
 const CMD = 'NODE_XPM_METRICS'
-const START_DELAY_MS = 1000
+const START_MIN_MS = 100
+const START_SPREAD_MS = 500
+const FIRST_REPORT_MS = 200
 
-function followSchedule ({ ipc, env = process.env, on = (fn) => process.on('internalMessage', fn), off = (fn) => process.off('internalMessage', fn) }) {
+// Where in the spread this pid starts: consecutive pids (apps forked one after another) land far
+// apart (Knuth's multiplicative hash), and the same pid always lands in the same place.
+function startDelayFor (pid) {
+  return START_MIN_MS + (Math.imul(pid >>> 0, 2654435761) >>> 0) % (START_SPREAD_MS + 1)
+}
+
+function followSchedule ({ ipc, env = process.env, pid = process.pid, on = (fn) => process.on('internalMessage', fn), off = (fn) => process.off('internalMessage', fn) }) {
   const fixed = env.XPM_METRICS_INTERVAL ? intervalFrom(env) : null
   let wanted = fixed // ms; null until the daemon says
   let heartbeat = false
@@ -33,7 +46,7 @@ function followSchedule ({ ipc, env = process.env, on = (fn) => process.on('inte
     }
     if (!wanted || !ipc.connected()) return
     const { startMetricsReporter } = require('./metrics-reporter')
-    reporter = startMetricsReporter({ intervalMs: wanted, send: ipc.send, connected: ipc.connected, heartbeat })
+    reporter = startMetricsReporter({ intervalMs: wanted, send: ipc.send, connected: ipc.connected, heartbeat, firstReportMs: fixed === null ? FIRST_REPORT_MS : null })
   }
 
   function onMessage (msg) {
@@ -54,7 +67,7 @@ function followSchedule ({ ipc, env = process.env, on = (fn) => process.on('inte
       startTimer = setTimeout(() => {
         ready = true
         apply()
-      }, fixed ?? START_DELAY_MS)
+      }, fixed ?? startDelayFor(pid))
       startTimer.unref()
     },
     get reporter () { return reporter },
@@ -67,4 +80,4 @@ function followSchedule ({ ipc, env = process.env, on = (fn) => process.on('inte
   }
 }
 
-module.exports = { followSchedule, CMD, START_DELAY_MS }
+module.exports = { followSchedule, startDelayFor, CMD, START_MIN_MS, START_SPREAD_MS, FIRST_REPORT_MS }

@@ -126,3 +126,17 @@ test("without XPM_METRICS_INTERVAL the agent follows the daemon's schedule: sile
   await waitFor(() => own().length >= 1)
   assert.deepEqual(own(), [{ echo: 'ping' }])
 })
+
+test('issue 23: a new process sends heap and event-loop figures soon after boot, not one slow interval (30 s) later', async () => {
+  const { child, raw, others } = start('idle-http.js', { XPM_METRICS_INTERVAL: '' })
+  // As the daemon does when it forks a process nobody watches.
+  child.send({ cmd: 'NODE_XPM_METRICS', intervalMs: 30000 })
+  await waitFor(() => others.some((m) => m['xpm:agent'] === 'booted'), { message: 'booted' })
+  // The deadline is a third of the interval: a report now can only be the early first one.
+  await waitFor(() => raw.length >= 1, { timeout: 10000, message: 'a first report before the first interval' })
+  const first = raw[0].data
+  for (const key of ['heapUsed', 'heapTotal', 'rss', 'elP50', 'elP99', 'elMax', 'elu']) {
+    assert.equal(typeof first[key], 'number', `${key} in ${JSON.stringify(first)}`)
+  }
+  assert.equal(raw.length, 1, 'then the slow schedule')
+})

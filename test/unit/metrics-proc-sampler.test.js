@@ -71,3 +71,29 @@ test('the ps fallback reads this process', { skip: process.platform === 'win32' 
   assert.equal(typeof sample.cpu, 'number')
   assert.equal(typeof await readStartTime(process.pid, { platform: 'darwin' }), 'string')
 })
+
+test('issue 27: the Linux sampler keeps each pid\'s stat file open and reads it again; a gone process reads as null and its file is closed; forget() closes it', async () => {
+  const { spawn } = require('node:child_process')
+  const { once } = require('node:events')
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' })
+  try {
+    const sampler = createProcSampler()
+    const first = await sampler.sample(child.pid)
+    assert.ok(first && first.rss > 0)
+    assert.equal(sampler.openFiles, 1)
+    const second = await sampler.sample(child.pid)
+    assert.equal(second.startTime, first.startTime)
+    assert.equal(sampler.openFiles, 1, 'read again, not opened again')
+    // This process: forget() closes its file.
+    await sampler.sample(process.pid)
+    assert.equal(sampler.openFiles, 2)
+    sampler.forget(process.pid)
+    assert.equal(sampler.openFiles, 1)
+    child.kill('SIGKILL')
+    await once(child, 'exit')
+    assert.equal(await sampler.sample(child.pid), null, 'a gone (reaped) process')
+    assert.equal(sampler.openFiles, 0)
+  } finally {
+    child.kill('SIGKILL')
+  }
+})

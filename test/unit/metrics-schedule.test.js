@@ -190,3 +190,41 @@ test('recent() seeds a dashboard: the last two minutes, bounded in total, only t
   metrics.stop()
   assert.ok(metrics.recent([0])[0].length <= 120)
 })
+
+test('issue 23: a Prometheus scrape every 15 s makes the agents report every 15 s while scrapes keep coming, and 30 s again after', async () => {
+  const { metrics, time } = setup()
+  const sent = []
+  metrics.track(0, 100, { send: (msg) => sent.push(msg.intervalMs) })
+  metrics.start()
+  await metrics.fresh(null, { lease: false })
+  assert.deepEqual(sent, [30000], 'one scrape says nothing about a pace')
+  for (let i = 0; i < 4; i++) {
+    await time.advance(15000)
+    await metrics.fresh(null, { lease: false })
+  }
+  assert.deepEqual(sent, [30000, 15000], 'told once, at the second scrape')
+  assert.equal(metrics.stats().watched, false, 'a scrape is not someone watching: no full rate')
+  await time.advance(31000)
+  assert.deepEqual(sent, [30000, 15000, 30000], 'scrapes stopped: back to the slow interval')
+  // Scrapes further apart than the slow interval change nothing; faster than 1 s count as 1 s.
+  await metrics.fresh(null, { lease: false })
+  await time.advance(40000)
+  await metrics.fresh(null, { lease: false })
+  assert.deepEqual(sent, [30000, 15000, 30000])
+  await time.advance(200)
+  await metrics.fresh(null, { lease: false })
+  assert.deepEqual(sent, [30000, 15000, 30000, 1000])
+  metrics.stop()
+})
+
+test('issue 23: 100 processes forked one after another start reporting spread over half a second, not in one tick', () => {
+  const { startDelayFor, START_MIN_MS, START_SPREAD_MS, FIRST_REPORT_MS } = require('../../lib/worker/metrics-schedule')
+  const delays = Array.from({ length: 100 }, (_, i) => startDelayFor(31000 + i))
+  assert.ok(delays.every((d) => d >= START_MIN_MS && d <= START_MIN_MS + START_SPREAD_MS), `${delays}`)
+  assert.ok(START_MIN_MS + START_SPREAD_MS + FIRST_REPORT_MS <= 1000, 'the first report within a second of boot')
+  // Ten buckets of 50 ms: none holds more than a fifth of them.
+  const buckets = new Array(10).fill(0)
+  for (const d of delays) buckets[Math.min(9, Math.floor((d - START_MIN_MS) / 50))]++
+  assert.ok(Math.max(...buckets) <= 20, `${buckets}`)
+  assert.equal(startDelayFor(4242), startDelayFor(4242))
+})
