@@ -4,6 +4,7 @@ const { EventEmitter } = require('node:events')
 const { XpmError } = require('../lib/errors')
 const { App } = require('./model/app')
 const { Ids } = require('./model/ids')
+const { ForkPacer } = require('./model/fork-pacer')
 const { launcherFor } = require('./launchers')
 const { projector, wants } = require('../lib/process-fields')
 const { waitForDependencies, inReverseDependencyOrder, chainDepth, refuseCycles } = require('./dependencies')
@@ -37,6 +38,7 @@ class Supervisor extends EventEmitter {
       ids: this.ids,
       launcherFor: (spec) => this.launcherFor(spec),
       prober, // runs readiness probes for the instances' start-up gate (daemon/health)
+      forkPacer: new ForkPacer(),
       closing: () => this.closing,
       forget: (app) => this.forget(app),
       lastErrorLines: (inst, opts) => this.lastErrorLines(inst, opts)

@@ -18,6 +18,7 @@ class App {
   //   ids             the process id allocator (model/ids.js)
   //   launcherFor     spec → the launcher of its mode (daemon/launchers)
   //   prober          runs readiness probes for the start-up gate (daemon/health), or null
+  //   forkPacer       a few forks per turn of the event loop (model/fork-pacer.js), or null
   //   closing()       whether the daemon shuts down
   //   forget(app)     takes a deleted app out of the registry
   //   lastErrorLines  instance → its last stderr lines (daemon/logs), for a failed start's reply

@@ -296,6 +296,12 @@ class Instance {
     if (this.status === STATUS.WAITING || this.status === STATUS.ERRORED) this.setStatus(STATUS.STOPPED)
     this.crashTimes = []
     this.unstableRuns = 0
+    // a start of many processes forks a few per turn of the event loop (model/fork-pacer.js)
+    if (this.context.forkPacer) {
+      await this.context.forkPacer.slot(signal)
+      if (this.status === STATUS.ONLINE) return
+      if (this.status === STATUS.LAUNCHING) return abortable(this.ready, signal)
+    }
     return abortable(this.launch(), signal)
   }
 

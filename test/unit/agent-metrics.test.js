@@ -135,7 +135,9 @@ test('issue 23: a new process sends heap and event-loop figures soon after boot,
   // The deadline is a third of the interval: a report now can only be the early first one.
   await waitFor(() => raw.length >= 1, { timeout: 10000, message: 'a first report before the first interval' })
   const first = raw[0].data
-  for (const key of ['heapUsed', 'heapTotal', 'rss', 'elP50', 'elP99', 'elMax', 'elu']) {
+  // rss: none from the agent on Linux (the daemon reads it from /proc; issue 23, an app that
+  // closed fd 1 and 2)
+  for (const key of ['heapUsed', 'heapTotal', 'elP50', 'elP99', 'elMax', 'elu']) {
     assert.equal(typeof first[key], 'number', `${key} in ${JSON.stringify(first)}`)
   }
   assert.equal(raw.length, 1, 'then the slow schedule')
