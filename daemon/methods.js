@@ -78,7 +78,7 @@ function inTurn (conn, check, enter) {
   return turn.then(({ op }) => op)
 }
 
-// The socket's method table: each entry validates its params and calls one room of the daemon.
+// The socket's method table: each entry validates its params and calls one part of the daemon.
 // Params is always an object here (daemon/server.js refuses anything else).
 function inTurnAll (methods) {
   const out = {}

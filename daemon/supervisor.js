@@ -8,7 +8,7 @@ const { launcherFor } = require('./launchers')
 const { projector, wants } = require('../lib/process-fields')
 const { waitForDependencies, inReverseDependencyOrder, chainDepth, refuseCycles } = require('./dependencies')
 const { SPEC_DEFAULTS } = require('../lib/config/spec-defaults')
-const { resolveTargets, appNamed } = require('./targets')
+const { instancesOfTarget, appNamed } = require('./targets')
 const { lastErrorLines } = require('./logs/last-error-lines')
 const { shuttingDown } = require('./phase')
 
@@ -81,7 +81,7 @@ class Supervisor extends EventEmitter {
 
   // A target → the instances it names, in id order (daemon/targets.js).
   resolve (target, { allowEmpty = false } = {}) {
-    return resolveTargets(this.apps, target, { allowEmpty })
+    return instancesOfTarget(this.apps, target, { allowEmpty })
   }
 
   // The apps a target names, in the order of their first instance.

@@ -5,7 +5,7 @@ const { STATUS } = require('../process-state')
 const { describeProbe } = require('../../lib/config/health-types')
 const { countResult, PASSING } = require('./counter')
 
-// The health room: readiness and liveness probes of online processes (docs/health.md). The
+// The health checks: readiness and liveness probes of online processes (docs/health.md). The
 // start-up readiness gate is not here: it is part of the instance's readiness wait
 // (daemon/wait-ready.js, daemon/health/gate.js), for a start and for every reload replacement.
 //

@@ -5,7 +5,7 @@ const { STATUS } = require('../process-state')
 const { OpLane } = require('./op-lane')
 const { Instance } = require('./instance')
 const { reloadInstances } = require('../reload')
-const { planScale, scaleTarget, parseScaleChange } = require('../policies/scale')
+const { planScale, scaleTarget, parseScaleChange } = require('./scale')
 const { isWantedUp } = require('./predicates')
 const { shuttingDown } = require('../phase')
 

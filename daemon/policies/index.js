@@ -7,7 +7,7 @@ const { createCronJob } = require('./cron')
 const { checkMemory, isWithinLimit } = require('./memory-limit')
 const { createReplacer } = require('./replace')
 const { createRestartGuard } = require('./restart-guard')
-const { createWatchdog } = require('./watchdog-room')
+const { createWatchdog } = require('./watchdog-tracker')
 const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
 
 const TRANSITIONAL = new Set([STATUS.LAUNCHING, STATUS.STOPPING, STATUS.WAITING])
@@ -25,7 +25,7 @@ const TRANSITIONAL = new Set([STATUS.LAUNCHING, STATUS.STOPPING, STATUS.WAITING]
 // Watch and memory restarts go through the crash-loop accounting (restart-guard.js): they back
 // off, and an instance they keep restarting is given up on: errored, with the reason, and no
 // longer live, so no policy touches it until the user starts or restarts it. So do the
-// watchdog's (max_event_loop_delay, max_heap: watchdog-room.js) and liveness probe failures
+// watchdog's (max_event_loop_delay, max_heap: watchdog-tracker.js) and liveness probe failures
 // (daemon/health, through restartFor()).
 function createPolicies ({ supervisor, metrics, logger, home = null, now = () => performance.now(), clock = { setTimeout, clearTimeout } }) {
   const live = new Set() // instance ids launched since the user last stopped them

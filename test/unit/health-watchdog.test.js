@@ -1,12 +1,12 @@
 'use strict'
 
 // The watchdog (max_event_loop_delay, max_heap): the pure judgement over agent reports, and the
-// room that feeds it (injected clock, fake supervisor and handles).
+// tracker that feeds it (policies/watchdog-tracker.js) (injected clock, fake supervisor and handles).
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { EventEmitter } = require('node:events')
 const { judgeLoop, judgeHeap, windowFor } = require('../../daemon/policies/watchdog')
-const { createWatchdog, TICK_MS } = require('../../daemon/policies/watchdog-room')
+const { createWatchdog, TICK_MS } = require('../../daemon/policies/watchdog-tracker')
 const { fakeClock } = require('../helpers/fake-clock')
 const fakeTime = () => { const c = fakeClock(); return Object.assign(c, { advance: c.advanceSync }) }
 
@@ -62,7 +62,7 @@ function world (spec) {
   return { supervisor, handle, inst }
 }
 
-test('the room: reports are judged as they come, silence on its tick; one verdict per process', () => {
+test('the tracker: reports are judged as they come, silence on its tick; one verdict per process', () => {
   const time = fakeTime()
   const spec = { name: 'w', maxEventLoopDelay: 1000, maxHeap: null, metrics: true }
   const { supervisor, handle, inst } = world(spec)
@@ -89,7 +89,7 @@ test('the room: reports are judged as they come, silence on its tick; one verdic
   dog.close()
 })
 
-test('the room: max_heap from the reports; an app without the agent\'s metrics is not watched', () => {
+test('the tracker: max_heap from the reports; an app without the agent\'s metrics is not watched', () => {
   const time = fakeTime()
   const spec = { name: 'h', maxEventLoopDelay: null, maxHeap: 50 * 1024 * 1024, metrics: true }
   const { supervisor, handle, inst } = world(spec)

@@ -1,6 +1,6 @@
 'use strict'
 
-// The journal room (daemon/journal/index.js) records what the supervisor's events say, and
+// The journal (daemon/journal/index.js) records what the supervisor's events say, and
 // `xpm why` (lib/cli/render-why.js) says it in words.
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
@@ -12,7 +12,7 @@ const { createJournal } = require('../../daemon/journal')
 const { renderWhy, lastEventLine, duration } = require('../../lib/cli/render-why')
 
 function world (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-journal-room-'))
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-journal-why-'))
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   const supervisor = new EventEmitter()
   const app = { name: 'api', deleting: false, instances: [] }

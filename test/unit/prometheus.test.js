@@ -151,7 +151,7 @@ test('/readyz names the failing readiness probe and its last result, not "api[0]
   await supervisor.start([fakeSpec('api'), fakeSpec('job', { autorestart: false })])
   probes.markStarted()
   const api = supervisor.apps.get('api').instances[0]
-  // the readiness probe as the health room configures it, failing after the start
+  // the readiness probe as the health checks configure it, failing after the start
   const spec = { ...api.spec, readiness: { kind: 'http', path: '/healthz', port: null } }
   Object.defineProperty(api, 'spec', { get: () => spec, configurable: true })
   api.markReadiness(api.handle, false, 'GET /healthz → 503 after 2 ms')

@@ -1,6 +1,6 @@
 'use strict'
 
-// The health room (daemon/health/index.js): readiness and liveness loops of online processes,
+// The health checks (daemon/health/index.js): readiness and liveness loops of online processes,
 // driven by an injected clock, a fake prober and fake policies.
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
