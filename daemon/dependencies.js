@@ -93,9 +93,11 @@ const forgetting = new WeakSet()
 function forgetOnStop (supervisor) {
   if (forgetting.has(supervisor)) return
   forgetting.add(supervisor)
-  supervisor.on('command', ({ type, instances }) => {
-    if (type !== 'stop') return
-    for (const inst of instances) if (inst.app && states.get(inst.app)?.failed) states.delete(inst.app)
+  supervisor.subscribe({
+    command: ({ type, instances }) => {
+      if (type !== 'stop') return
+      for (const inst of instances) if (inst.app && states.get(inst.app)?.failed) states.delete(inst.app)
+    }
   })
 }
 

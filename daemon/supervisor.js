@@ -1,6 +1,6 @@
 'use strict'
 
-const { EventEmitter } = require('node:events')
+const { EventBus } = require('./event-bus')
 const { XpmError } = require('../lib/errors')
 const { App } = require('./model/app')
 const { Ids } = require('./model/ids')
@@ -21,7 +21,7 @@ const { shuttingDown } = require('./phase')
 // 'command' ({ type: 'stop', instances }, for the policies), 'removed' (an instance is gone),
 // 'forked' ({ instance, handle }: a new OS process, adopted in the tick it was forked); for the
 // journal and the hooks (daemon/journal, daemon/hooks): 'exit', 'replace-failed', 'readiness'.
-class Supervisor extends EventEmitter {
+class Supervisor extends EventBus {
   constructor ({ launcher = launcherFor, logSink = null, metrics = null, logger = null, prober = null } = {}) {
     super()
     this.launcherFor = launcher

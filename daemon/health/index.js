@@ -122,8 +122,7 @@ function createHealth ({ supervisor, policies, prober, logger = null, now = () =
     })
   }
 
-  supervisor.on('status', onStatus)
-  supervisor.on('change', onChange)
+  const unsubscribe = supervisor.subscribe({ status: onStatus, change: onChange })
   onChange()
 
   return {
@@ -131,8 +130,7 @@ function createHealth ({ supervisor, policies, prober, logger = null, now = () =
     state: () => [...armed.values()].map((e) => ({ id: e.inst.id, pid: e.handle.pid, probes: [e.inst.spec.readiness, e.inst.spec.liveness].filter(Boolean).map(describeProbe) })),
     close () {
       closed = true
-      supervisor.off('status', onStatus)
-      supervisor.off('change', onChange)
+      unsubscribe()
       for (const id of [...armed.keys()]) disarm(id)
     }
   }

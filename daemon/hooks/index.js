@@ -143,22 +143,20 @@ function createHooks ({ supervisor, logger = null, run = runCommand, limiter = c
     return appOf(change.name)?.instances.find((i) => i.id === change.id)?.index ?? null
   }
 
-  supervisor.on('exit', onExit)
-  supervisor.on('status', onStatus)
-  supervisor.on('restart', onRestart)
-  supervisor.on('replace-failed', onReplaceFailed)
-  supervisor.on('change', onChange)
+  const unsubscribe = supervisor.subscribe({
+    exit: onExit,
+    status: onStatus,
+    restart: onRestart,
+    'replace-failed': onReplaceFailed,
+    change: onChange
+  })
 
   return {
     // Resolves once the hooks started so far have ended (tests, shutdown).
     idle: () => Promise.all([...running]),
     close () {
       closed = true
-      supervisor.off('exit', onExit)
-      supervisor.off('status', onStatus)
-      supervisor.off('restart', onRestart)
-      supervisor.off('replace-failed', onReplaceFailed)
-      supervisor.off('change', onChange)
+      unsubscribe()
       // Shutdown (xpm kill): hooks still running or queued end now, with their process groups.
       for (const controller of cancels.values()) controller.abort(new Error('the daemon is stopping'))
       cancels.clear()

@@ -93,11 +93,13 @@ function createJournal ({ supervisor, logSink = null, dir, store = null, logger 
     })
   }
 
-  supervisor.on('exit', onExit)
-  supervisor.on('restart', onRestart)
-  supervisor.on('replace-failed', onReplaceFailed)
-  supervisor.on('removed', onRemoved)
-  supervisor.on('dependency-failed', onDependencyFailed)
+  const unsubscribe = supervisor.subscribe({
+    exit: onExit,
+    restart: onRestart,
+    'replace-failed': onReplaceFailed,
+    removed: onRemoved,
+    'dependency-failed': onDependencyFailed
+  })
 
   // The journal of these instances (an app's, or one process's), newest first.
   async function entries ({ app, ids = null, limit = MAX_ENTRIES }) {
@@ -136,11 +138,7 @@ function createJournal ({ supervisor, logSink = null, dir, store = null, logger 
     idle: () => Promise.all([...pending]).then(() => store.idle()),
     close () {
       closed = true
-      supervisor.off('exit', onExit)
-      supervisor.off('restart', onRestart)
-      supervisor.off('replace-failed', onReplaceFailed)
-      supervisor.off('removed', onRemoved)
-      supervisor.off('dependency-failed', onDependencyFailed)
+      unsubscribe()
     }
   }
 }

@@ -233,9 +233,7 @@ function createPolicies ({ supervisor, metrics, logger, home = null, now = () =>
     sync()
   }
 
-  supervisor.on('change', syncSoon)
-  supervisor.on('status', onStatus)
-  supervisor.on('command', onCommand)
+  const unsubscribe = supervisor.subscribe({ change: syncSoon, status: onStatus, command: onCommand })
   metrics?.on('sample', onSample)
   for (const inst of supervisor.allInstances?.() ?? []) if (inst.status !== STATUS.STOPPED) live.add(inst.id)
   sync()
@@ -254,9 +252,7 @@ function createPolicies ({ supervisor, metrics, logger, home = null, now = () =>
     close () {
       closed = true
       watchdog.close()
-      supervisor.off('change', syncSoon)
-      supervisor.off('status', onStatus)
-      supervisor.off('command', onCommand)
+      unsubscribe()
       metrics?.off('sample', onSample)
       for (const entry of backoffs) {
         clock.clearTimeout(entry.timer)

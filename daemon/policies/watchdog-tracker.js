@@ -125,8 +125,7 @@ function createWatchdog ({ supervisor, restartFor, isLive = () => true, logger =
     }
   }
 
-  supervisor.on('forked', onForked)
-  supervisor.on('change', onChange)
+  const unsubscribe = supervisor.subscribe({ forked: onForked, change: onChange })
   onChange()
 
   return {
@@ -134,8 +133,7 @@ function createWatchdog ({ supervisor, restartFor, isLive = () => true, logger =
       closed = true
       clock.clearTimeout(timer)
       timer = null
-      supervisor.off('forked', onForked)
-      supervisor.off('change', onChange)
+      unsubscribe()
     }
   }
 }

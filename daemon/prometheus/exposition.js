@@ -92,8 +92,7 @@ function createExposition ({ supervisor, metrics = null, version }) {
       counted.delete(app)
     }
   }
-  supervisor.on('reloaded', onReloaded)
-  supervisor.on('change', onChange)
+  const unsubscribe = supervisor.subscribe({ reloaded: onReloaded, change: onChange })
 
   let rendering = null // the render under way
   let next = null // the one the scrapes that came meanwhile wait for
@@ -128,10 +127,7 @@ function createExposition ({ supervisor, metrics = null, version }) {
       next ??= rendering.then(noop, noop).then(() => { next = null; return renderOnce() })
       return next
     },
-    close () {
-      supervisor.off('reloaded', onReloaded)
-      supervisor.off('change', onChange)
-    }
+    close: unsubscribe
   }
 }
 

@@ -4,7 +4,7 @@
 // bounded command runner they share with exec probes.
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const { EventEmitter } = require('node:events')
+const { EventBus } = require('../../daemon/event-bus')
 const { createHooks } = require('../../daemon/hooks')
 const { runCommand, createLimiter } = require('../../daemon/hooks/run-command')
 const { parseHooks } = require('../../lib/config/health-types')
@@ -12,7 +12,7 @@ const { waitFor } = require('../helpers/wait')
 const { running, pidsWithEnv } = require('../helpers/procs')
 
 function world (onEvent) {
-  const supervisor = new EventEmitter()
+  const supervisor = new EventBus()
   const spec = { name: 'api', cwd: '/srv/api', env: { WEBHOOK: 'https://chat.example' }, onEvent }
   const inst = { id: 4, index: 1, pid: 4321, restarts: 2 }
   supervisor.apps = new Map([['api', { spec, instances: [inst] }]])

@@ -5,6 +5,7 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { EventEmitter } = require('node:events')
+const { EventBus } = require('../../daemon/event-bus')
 const { judgeLoop, judgeHeap, windowFor } = require('../../daemon/policies/watchdog')
 const { createWatchdog, TICK_MS } = require('../../daemon/policies/watchdog-tracker')
 const { fakeClock } = require('../helpers/fake-clock')
@@ -54,7 +55,7 @@ test('max_heap: over the limit in two reports in a row', () => {
 })
 
 function world (spec) {
-  const supervisor = new EventEmitter()
+  const supervisor = new EventBus()
   const handle = new EventEmitter()
   Object.assign(handle, { pid: 100, exited: false, reportsBoot: true })
   const inst = { id: 0, index: 0, name: spec.name, label: `${spec.name}[0]`, status: 'online', handle, spec, startedAt: 0 }
