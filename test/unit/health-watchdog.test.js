@@ -4,6 +4,7 @@
 // tracker that feeds it (policies/watchdog-tracker.js) (injected clock, fake supervisor and handles).
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
+const { waitFor } = require('../helpers/wait')
 const { EventEmitter } = require('node:events')
 const { EventBus } = require('../../daemon/event-bus')
 const { judgeLoop, judgeHeap, windowFor } = require('../../daemon/policies/watchdog')
@@ -138,9 +139,7 @@ test('a watched process\'s agent reports at the full rate, every interval, chang
   schedule.booted()
   const keep = setInterval(() => {}, 50)
   t.after(() => clearInterval(keep))
-  const deadline = Date.now() + 5000
-  while (reports.length < 6 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
-  assert.ok(reports.length >= 6, `${reports.length} reports`)
+  await waitFor(() => reports.length >= 6, { timeout: 5000, interval: 50, message: 'six reports' })
   assert.equal(schedule.reporter.heartbeat, true)
   assert.ok(reports.every((r) => r['xpm:agent'] === 'metrics'))
 })
