@@ -2,7 +2,7 @@
 
 const { XpmError } = require('../lib/errors')
 const { abortable } = require('../lib/abortable')
-const { STATUS } = require('./process-state')
+const { STATUS } = require('./model/process-state')
 const { isReady, isWantedUp } = require('./model/predicates')
 const { findCycle } = require('../lib/config/dependencies')
 const { SPEC_DEFAULTS } = require('../lib/config/spec-defaults')

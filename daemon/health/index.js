@@ -1,9 +1,9 @@
 'use strict'
 
 const { performance } = require('node:perf_hooks')
-const { STATUS } = require('../process-state')
+const { STATUS } = require('../model/process-state')
 const { describeProbe } = require('../../lib/config/health-types')
-const { countResult, PASSING } = require('./counter')
+const { countResult, PASSING } = require('../model/probe-counter')
 
 // The health checks: readiness and liveness probes of online processes (docs/health.md). The
 // start-up readiness gate is not here: it is part of the instance's readiness wait

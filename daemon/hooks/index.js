@@ -1,7 +1,7 @@
 'use strict'
 
 const os = require('node:os')
-const { STATUS } = require('../process-state')
+const { STATUS } = require('../model/process-state')
 const { classify } = require('../journal/causes')
 const { runCommand, createLimiter } = require('./run-command')
 const { commandOptions } = require('../launchers/app-options')

@@ -1,10 +1,10 @@
 'use strict'
 
 const { XpmError } = require('../../lib/errors')
-const { STATUS } = require('../process-state')
+const { STATUS } = require('./process-state')
 const { OpLane } = require('./op-lane')
 const { Instance } = require('./instance')
-const { reloadInstances } = require('../reload')
+const { reloadInstances } = require('./reload')
 const { planScale, scaleTarget, parseScaleChange } = require('./scale')
 const { isWantedUp } = require('./predicates')
 const { shuttingDown } = require('../phase')

@@ -1,12 +1,12 @@
 'use strict'
 
 const { performance } = require('node:perf_hooks')
-const { STATUS, assertTransition } = require('../process-state')
-const { decideRestart, policyFromSpec } = require('../restart-policy')
-const { stopProcess } = require('../stop-process')
-const { waitUntilReady } = require('../wait-ready')
-const { holdUnderWatch } = require('../policies/watch-crash')
-const { needsAgentProbes } = require('../health/probe-target')
+const { STATUS, assertTransition } = require('./process-state')
+const { decideRestart, policyFromSpec } = require('./restart-policy')
+const { stopProcess } = require('./stop-process')
+const { waitUntilReady } = require('./wait-ready')
+const { holdUnderWatch } = require('./watch-crash')
+const { needsAgentProbes } = require('./probe-target')
 const { abortable } = require('../../lib/abortable')
 const { instanceEnv } = require('../../lib/config/instance-env')
 const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')

@@ -1,7 +1,7 @@
 'use strict'
 
 const { performance } = require('node:perf_hooks')
-const { STATUS } = require('../process-state')
+const { STATUS } = require('../model/process-state')
 const { createAppWatcher, watchKey } = require('./watch')
 const { createCronJob } = require('./cron')
 const { checkMemory, isWithinLimit } = require('./memory-limit')

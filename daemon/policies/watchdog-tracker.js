@@ -1,6 +1,6 @@
 'use strict'
 
-const { STATUS } = require('../process-state')
+const { STATUS } = require('../model/process-state')
 const { agentMetrics } = require('../metrics/agent-message')
 const { judgeLoop, judgeHeap, reportsToKeep } = require('./watchdog')
 

@@ -2,8 +2,8 @@
 
 const { performance } = require('node:perf_hooks')
 const { Registry, Gauge, Counter } = require('prom-client')
-const { STATUS } = require('../process-state')
-const { isReady } = require('../readiness')
+const { STATUS } = require('../model/process-state')
+const { isReady } = require('../model/readiness')
 
 // The Prometheus text exposition of the daemon's apps, built from what the daemon already holds
 // in memory: the instances' status and counters, and the latest metric samples (daemon/metrics).

@@ -1,7 +1,7 @@
 'use strict'
 
-const { SPEC_DEFAULTS } = require('../lib/config/spec-defaults')
-const { formatMs } = require('../lib/quantity')
+const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
+const { formatMs } = require('../../lib/quantity')
 
 // What to do when a process exits on its own, or a policy (memory limit, watch) wants to restart
 // it. Pure: plain values in, a decision out. Both go through the same crash-loop accounting:

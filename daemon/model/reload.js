@@ -1,7 +1,7 @@
 'use strict'
 
 const { STATUS } = require('./process-state')
-const { isWantedUp } = require('./model/predicates')
+const { isWantedUp } = require('./predicates')
 
 // Zero-downtime reload of some instances of one app, run as one operation of that app (see
 // model/app.js), so a CLI that goes away changes nothing and nothing else interleaves with it.
