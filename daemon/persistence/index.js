@@ -2,14 +2,12 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { XpmError } = require('../../lib/errors')
 const { isAlive } = require('../../lib/pid')
-const { writeFileAtomic } = require('../../lib/state/atomic-write')
 const { readSavedState } = require('../../lib/state/read-saved')
-const { serializeState, countInstances, summarizeApps } = require('../../lib/state/state-format')
+const { countInstances } = require('../../lib/state/state-format')
 const { checkHandover } = require('./handover')
-const { appsSnapshot } = require('./snapshot')
 const { registerApps, startRegistered } = require('./restore')
+const { createPersistenceMethods } = require('./methods')
 const { reapOrphans } = require('./reap-orphans')
 const { StateKeeper } = require('./state-keeper')
 const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
@@ -51,36 +49,9 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
   // so the first client already sees the apps and the notice.
   async function prepare () {
     if (!keepState) return
-    let stateRead = null
-    try {
-      stateRead = warnDamaged(await load(paths.stateFile, { fallback: true }))
-      previous = stateRead?.state ?? null
-    } catch (err) {
-      logger?.error({ event: 'restore', err }, `ignoring an unreadable ${paths.stateFile}: ${err.message}`)
-    }
-    let source = null
-    try {
-      const update = await load(updateFile)
-      if (update) {
-        const verdict = checkHandover({ update: update.state, previous, now: now(), isAlive: alive })
-        if (verdict.fresh) source = { reason: 'update', ...update }
-        else {
-          logger?.warn({ event: 'restore', file: updateFile, savedAt: update.state.savedAt, writer: update.state.daemon?.pid ?? null }, `ignoring and removing a stale ${updateFile}: ${verdict.why}`)
-          await fs.promises.rm(updateFile, { force: true })
-        }
-      }
-    } catch (err) {
-      logger?.error({ event: 'restore', err }, `ignoring an unreadable ${updateFile}: ${err.message}`)
-    }
-    if (!source && previous && !previous.cleanShutdown) source = { reason: 'crash', ...stateRead }
-    if (!source && resurrect) {
-      try {
-        const dump = warnDamaged(await load(paths.dumpFile, { fallback: true, promote: true }))
-        if (dump) source = { reason: 'resurrect', ...dump }
-      } catch (err) {
-        logger?.error({ event: 'restore', err }, `cannot resurrect: ${err.message}`)
-      }
-    }
+    const chosen = await chooseSource({ paths, updateFile, load, warnDamaged, resurrect, alive, now, logger })
+    previous = chosen.previous
+    const source = chosen.source
     if (!source) return
     const { registered, skipped } = registerApps(supervisor, source.state, { logger, validate })
     plan = { ...source, registered, skipped }
@@ -129,44 +100,20 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
     logger?.info({ event: 'restored', reason: plan.reason, results }, `restored ${results.length} app(s)${failed.length ? `; ${failed.length} did not reach online` : ''}`)
   }
 
-  const methods = {
-    save: (params) => serial(async () => {
-      const apps = appsSnapshot(supervisor)
-      // a damaged dump.json is set aside (and dump.json.bak put in its place) before the write,
-      // so that it never becomes dump.json.bak itself
-      const existing = warnDamaged(await load(paths.dumpFile, { fallback: true, promote: true }).catch(() => null))
-      if (!apps.length && params.force !== true && existing?.state.apps.length) {
-        throw new XpmError('XPM_ERR_SAVE_EMPTY',
-          `No app is managed; saving would replace the ${existing.state.apps.length} app(s) in ${paths.dumpFile} with none. Use \`xpm save --force\` to do it anyway`,
-          { details: { file: paths.dumpFile, saved: existing.state.apps.length } })
-      }
-      await writeFileAtomic(paths.dumpFile, serializeState({ apps, cleanShutdown: true, daemon, now }), { backup: true })
-      return { file: paths.dumpFile, ...summarizeApps(apps), ...(existing?.damaged ? { damaged: existing.damaged } : {}) }
-    }),
-
-    // A damaged dump.json: the apps of dump.json.bak are started, and the reply says so in
-    // `damaged` (the CLI prints it and exits 1, XPM_ERR_DUMP_DAMAGED).
-    resurrect: () => serial(async () => {
-      const dump = warnDamaged(await load(paths.dumpFile, { fallback: true, promote: true }))
-      if (!dump) return { file: paths.dumpFile, missing: true, results: [] }
-      const { registered, skipped } = registerApps(supervisor, dump.state, { logger, validate })
-      const results = await startRegistered(supervisor, registered)
-      return { file: dump.from, results: [...results, ...skipped], ...(dump.damaged ? { damaged: dump.damaged } : {}) }
-    }),
-
-    // `xpm update`, step 1: the old daemon writes what the new one restores at its start.
-    prepareUpdate: () => serial(async () => {
-      const apps = appsSnapshot(supervisor)
-      await writeFileAtomic(updateFile, serializeState({ apps, cleanShutdown: true, daemon, now }))
-      handover.prepared = true
-      return { file: updateFile, ...summarizeApps(apps) }
-    }),
-
-    ackRestored: () => {
-      notice = null
-      return null
-    }
-  }
+  const methods = createPersistenceMethods({
+    supervisor,
+    paths,
+    updateFile,
+    daemon,
+    handover,
+    serial,
+    load,
+    warnDamaged,
+    logger,
+    validate,
+    now,
+    ackNotice: () => { notice = null }
+  })
 
   return {
     prepare,
@@ -186,6 +133,44 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
     },
     afterShutdown: () => keeper?.close()
   }
+}
+
+// What a start-up restores, in this order: a fresh update.json (a stale one is removed), else
+// state.json when the previous daemon did not shut down cleanly, else dump.json with --resurrect.
+// → { source: { reason, state, from, damaged? } | null, previous: the last state.json or null }
+async function chooseSource ({ paths, updateFile, load, warnDamaged, resurrect, alive, now, logger }) {
+  let previous = null
+  let stateRead = null
+  try {
+    stateRead = warnDamaged(await load(paths.stateFile, { fallback: true }))
+    previous = stateRead?.state ?? null
+  } catch (err) {
+    logger?.error({ event: 'restore', err }, `ignoring an unreadable ${paths.stateFile}: ${err.message}`)
+  }
+  let source = null
+  try {
+    const update = await load(updateFile)
+    if (update) {
+      const verdict = checkHandover({ update: update.state, previous, now: now(), isAlive: alive })
+      if (verdict.fresh) source = { reason: 'update', ...update }
+      else {
+        logger?.warn({ event: 'restore', file: updateFile, savedAt: update.state.savedAt, writer: update.state.daemon?.pid ?? null }, `ignoring and removing a stale ${updateFile}: ${verdict.why}`)
+        await fs.promises.rm(updateFile, { force: true })
+      }
+    }
+  } catch (err) {
+    logger?.error({ event: 'restore', err }, `ignoring an unreadable ${updateFile}: ${err.message}`)
+  }
+  if (!source && previous && !previous.cleanShutdown) source = { reason: 'crash', ...stateRead }
+  if (!source && resurrect) {
+    try {
+      const dump = warnDamaged(await load(paths.dumpFile, { fallback: true, promote: true }))
+      if (dump) source = { reason: 'resurrect', ...dump }
+    } catch (err) {
+      logger?.error({ event: 'restore', err }, `cannot resurrect: ${err.message}`)
+    }
+  }
+  return { source, previous }
 }
 
 module.exports = { createPersistence }
