@@ -70,7 +70,7 @@ async function reloadInstances (app, selected, { spec = null, reason = 'reload',
 async function failure (app, inst, err, { replaced }) {
   const m = /^(replacement )?\S+\[\d+\] \(pid (\d+)\) (.*)$/s.exec(err.message)
   const pid = m ? Number(m[2]) : null
-  const stderr = pid ? await app.hub.lastErrorLines(inst, { pid }).catch(() => []) : []
+  const stderr = pid && app.context.lastErrorLines ? await app.context.lastErrorLines(inst, { pid }).catch(() => []) : []
   return {
     id: inst.id,
     label: inst.label,
