@@ -18,124 +18,130 @@ const TICK_MS = 500
 const AGENT_START_MS = 1000 // the agent's reporter starts a second after the app's entry ran
 const REPORT_MS = 1000 // the full rate (daemon/metrics FULL_MS)
 
-function createWatchdog ({ supervisor, restartFor, isLive = () => true, logger = null, now, clock = { setTimeout, clearTimeout } }) {
-  const watched = new WeakMap() // handle → { since, reports: [{ at, p99 }], heaps: [], last, loopOk, heapOk }
-  const warned = new Set() // app names told their watchdog cannot work
-  let timer = null
-  let closed = false
+const wants = (spec) => Boolean(spec.maxEventLoopDelay || spec.maxHeap)
 
-  const wants = (spec) => Boolean(spec.maxEventLoopDelay || spec.maxHeap)
+class WatchdogTracker {
+  constructor ({ supervisor, restartFor, isLive = () => true, logger = null, now, clock = { setTimeout, clearTimeout } }) {
+    this.supervisor = supervisor
+    this.restartFor = restartFor
+    this.isLive = isLive
+    this.logger = logger
+    this.now = now
+    this.clock = clock
+    this.watched = new WeakMap() // handle → { since, reports: [{ at, p99 }], heaps: [], last, loopOk, heapOk }
+    this.warned = new Set() // app names told their watchdog cannot work
+    this.timer = null
+    this.closed = false
+    this.unsubscribe = supervisor.subscribe({ forked: (forked) => this.onForked(forked), change: () => this.onChange() })
+    this.onChange()
+  }
 
-  function stateOf (inst, handle) {
-    let state = watched.get(handle)
+  stateOf (inst, handle) {
+    let state = this.watched.get(handle)
     if (!state) {
-      state = { since: now() + AGENT_START_MS, reports: [], heaps: [], last: {}, loopOk: false, heapOk: false }
-      watched.set(handle, state)
+      state = { since: this.now() + AGENT_START_MS, reports: [], heaps: [], last: {}, loopOk: false, heapOk: false }
+      this.watched.set(handle, state)
     }
     return state
   }
 
   // Whether this instance's current process can be judged now.
-  function judgeable (inst) {
+  judgeable (inst) {
     const spec = inst.spec
-    if (!wants(spec) || inst.status !== STATUS.ONLINE || !inst.handle || inst.handle.exited || !isLive(inst)) return false
+    if (!wants(spec) || inst.status !== STATUS.ONLINE || !inst.handle || inst.handle.exited || !this.isLive(inst)) return false
     if (!inst.handle.reportsBoot || spec.metrics === false) {
-      if (!warned.has(spec.name)) {
-        warned.add(spec.name)
-        logger?.warn({ event: 'watchdog', app: spec.name }, `${spec.name}: max_event_loop_delay and max_heap need the agent's metrics (a Node app with metrics on); not watched`)
+      if (!this.warned.has(spec.name)) {
+        this.warned.add(spec.name)
+        this.logger?.warn({ event: 'watchdog', app: spec.name }, `${spec.name}: max_event_loop_delay and max_heap need the agent's metrics (a Node app with metrics on); not watched`)
       }
       return false
     }
     return true
   }
 
-  function onForked ({ instance, handle }) {
+  onForked ({ instance, handle }) {
     handle.on('message', (msg) => {
-      if (closed || instance.handle !== handle || !wants(instance.spec)) return
+      if (this.closed || instance.handle !== handle || !wants(instance.spec)) return
       const data = agentMetrics(msg)
       if (!data) return
-      const state = stateOf(instance, handle)
+      const state = this.stateOf(instance, handle)
       Object.assign(state.last, data)
       const keep = reportsToKeep(instance.spec.maxEventLoopDelay, REPORT_MS)
-      state.reports.push({ at: now(), p99: state.last.elP99 ?? null })
+      state.reports.push({ at: this.now(), p99: state.last.elP99 ?? null })
       state.heaps.push(state.last.heapUsed ?? null)
       if (state.reports.length > keep) state.reports.splice(0, state.reports.length - keep)
       if (state.heaps.length > keep) state.heaps.splice(0, state.heaps.length - keep)
-      judge(instance)
+      this.judge(instance)
     })
-    if (instance.spec.maxEventLoopDelay) arm()
+    if (instance.spec.maxEventLoopDelay) this.arm()
   }
 
-  function judge (inst) {
-    if (!judgeable(inst)) return
+  judge (inst) {
+    if (!this.judgeable(inst)) return
     const spec = inst.spec
-    const handle = inst.handle
-    const state = stateOf(inst, handle)
+    const state = this.stateOf(inst, inst.handle)
     if (state.judged) return
-    const t = now()
+    const t = this.now()
     const loopLimit = spec.maxEventLoopDelay
     if (loopLimit) {
       const latest = state.reports[state.reports.length - 1]
       if (latest && typeof latest.p99 === 'number' && latest.p99 <= loopLimit) state.loopOk = true
       const blocked = judgeLoop({ limit: loopLimit, reports: state.reports, since: state.since, now: t, intervalMs: REPORT_MS })
-      if (blocked) return act(inst, blocked.reason, 'watchdog', state.loopOk ? t - inst.startedAt : 0)
+      if (blocked) return this.act(inst, blocked.reason, 'watchdog', state.loopOk ? t - inst.startedAt : 0)
     }
     if (spec.maxHeap) {
       const latest = state.heaps[state.heaps.length - 1]
       if (typeof latest === 'number' && latest <= spec.maxHeap) state.heapOk = true
       const over = judgeHeap({ limit: spec.maxHeap, heaps: state.heaps })
-      if (over) return act(inst, over.reason, 'heap', state.heapOk ? t - inst.startedAt : 0)
+      if (over) return this.act(inst, over.reason, 'heap', state.heapOk ? t - inst.startedAt : 0)
     }
   }
 
   // One verdict per process while its restart runs; if that restart did not replace it (rolled
   // back, cancelled), it is judged afresh.
-  function act (inst, reason, kind, uptime) {
+  act (inst, reason, kind, uptime) {
     const handle = inst.handle
-    stateOf(inst, handle).judged = true
-    Promise.resolve(restartFor(inst, reason, { key: `watchdog:${inst.id}`, what: kind === 'heap' ? 'heap restarts' : 'watchdog restarts', uptime, pid: handle.pid }))
+    this.stateOf(inst, handle).judged = true
+    Promise.resolve(this.restartFor(inst, reason, { key: `watchdog:${inst.id}`, what: kind === 'heap' ? 'heap restarts' : 'watchdog restarts', uptime, pid: handle.pid }))
       .finally(() => {
-        if (!handle.exited) watched.delete(handle)
+        if (!handle.exited) this.watched.delete(handle)
       })
   }
 
-  function tick () {
-    timer = null
-    if (closed) return
+  tick () {
+    this.timer = null
+    if (this.closed) return
     let any = false
-    for (const app of supervisor.apps.values()) {
+    for (const app of this.supervisor.apps.values()) {
       if (!app.spec.maxEventLoopDelay) continue
       any = true
-      for (const inst of app.instances) {
-        judge(inst)
-      }
+      for (const inst of app.instances) this.judge(inst)
     }
-    if (any) arm()
+    if (any) this.arm()
   }
 
-  function arm () {
-    if (closed || timer) return
-    timer = clock.setTimeout(tick, TICK_MS)
-    timer.unref?.()
+  arm () {
+    if (this.closed || this.timer) return
+    this.timer = this.clock.setTimeout(() => this.tick(), TICK_MS)
+    this.timer.unref?.()
   }
 
-  const onChange = () => {
-    for (const app of supervisor.apps.values()) {
-      if (app.spec.maxEventLoopDelay) return arm()
+  onChange () {
+    for (const app of this.supervisor.apps.values()) {
+      if (app.spec.maxEventLoopDelay) return this.arm()
     }
   }
 
-  const unsubscribe = supervisor.subscribe({ forked: onForked, change: onChange })
-  onChange()
-
-  return {
-    close () {
-      closed = true
-      clock.clearTimeout(timer)
-      timer = null
-      unsubscribe()
-    }
+  close () {
+    this.closed = true
+    this.clock.clearTimeout(this.timer)
+    this.timer = null
+    this.unsubscribe()
   }
 }
 
-module.exports = { createWatchdog, TICK_MS, AGENT_START_MS }
+function createWatchdog (options) {
+  return new WatchdogTracker(options)
+}
+
+module.exports = { createWatchdog, WatchdogTracker, TICK_MS, AGENT_START_MS }
