@@ -77,19 +77,7 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
     const orphans = previous?.processes ?? []
     keeper.inherit(orphans)
     await keeper.start()
-    if (orphans.length || paths.home) { // with paths.home: also every process with this home's tree tag
-      const specs = new Map((previous?.apps || []).map((a) => [a.spec.name, a.spec]))
-      const reaped = await reapOrphans(orphans, {
-        home: paths.home,
-        specOf: (name) => specs.get(name),
-        stopOptions: (rec) => ({ killSignal: specs.get(rec.name)?.killSignal || 'SIGTERM', killTimeout: specs.get(rec.name)?.killTimeout ?? SPEC_DEFAULTS.killTimeout }),
-        logger
-      }).catch((err) => {
-        logger?.error({ event: 'orphan', err }, `looking for processes of the previous daemon failed: ${err.message}`)
-        return []
-      })
-      if (reaped.length) logger?.warn({ event: 'orphan', stopped: reaped.map((r) => ({ pid: r.pid, app: r.name, outcome: r.outcome })) }, `stopped ${reaped.length} process(es) left by the previous daemon`)
-    }
+    if (orphans.length || paths.home) await reapPrevious(previous, orphans, { paths, logger }) // with paths.home: also every process with this home's tree tag
     keeper.inherit([])
     if (!plan || supervisor.closing) return recovered()
     if (plan.reason === 'update') await fs.promises.rm(updateFile, { force: true }).catch(() => {})
@@ -171,6 +159,22 @@ async function chooseSource ({ paths, updateFile, load, warnDamaged, resurrect, 
     }
   }
   return { source, previous }
+}
+
+// The processes the previous daemon left (its state.json's, and any with this home's tree tag)
+// are ended before anything is restored, with their apps' kill signal and timeout.
+async function reapPrevious (previous, orphans, { paths, logger }) {
+  const specs = new Map((previous?.apps || []).map((a) => [a.spec.name, a.spec]))
+  const reaped = await reapOrphans(orphans, {
+    home: paths.home,
+    specOf: (name) => specs.get(name),
+    stopOptions: (rec) => ({ killSignal: specs.get(rec.name)?.killSignal || 'SIGTERM', killTimeout: specs.get(rec.name)?.killTimeout ?? SPEC_DEFAULTS.killTimeout }),
+    logger
+  }).catch((err) => {
+    logger?.error({ event: 'orphan', err }, `looking for processes of the previous daemon failed: ${err.message}`)
+    return []
+  })
+  if (reaped.length) logger?.warn({ event: 'orphan', stopped: reaped.map((r) => ({ pid: r.pid, app: r.name, outcome: r.outcome })) }, `stopped ${reaped.length} process(es) left by the previous daemon`)
 }
 
 module.exports = { createPersistence }
