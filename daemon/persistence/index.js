@@ -23,6 +23,8 @@ const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
 // Damaged files never lose apps silently (lib/state/read-saved.js): a damaged state.json or
 // dump.json is set aside and its .bak copy used, and the log, the CLI and the notice say so; a
 // stale update.json (handover.js) is ignored and removed.
+// (createPersistence is over 80 lines because prepare, run, the hello and the shutdown steps share
+// the restore plan, the notice and the state keeper; each is short and named.)
 function createPersistence ({ paths, supervisor, logger = null, version = null, resurrect = false, keepState = true, now = Date.now, alive = isAlive, validate = undefined }) {
   const updateFile = path.join(paths.home, 'update.json')
   const daemon = { pid: process.pid, version }
@@ -55,14 +57,7 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
     if (!source) return
     const { registered, skipped } = registerApps(supervisor, source.state, { logger, validate })
     plan = { ...source, registered, skipped }
-    notice = {
-      reason: source.reason,
-      apps: registered.length,
-      instances: countInstances(source.state, 'online'),
-      previousPid: previous?.daemon?.pid ?? null,
-      at: now(),
-      ...(source.damaged ? { warning: source.damaged.message } : {})
-    }
+    notice = restoreNotice(source, registered, previous, now())
     const why = { crash: `the previous daemon (pid ${notice.previousPid ?? '?'}) did not shut down cleanly`, update: 'xpm update', resurrect: '--resurrect' }[source.reason]
     logger?.warn({ event: 'restore', reason: source.reason, file: source.from, apps: registered.map((a) => a.name) }, `restoring ${registered.length} app(s) from ${source.from} (${why})`)
   }
@@ -159,6 +154,18 @@ async function chooseSource ({ paths, updateFile, load, warnDamaged, resurrect, 
     }
   }
   return { source, previous }
+}
+
+// What the CLI is told once after a restore (hello's `restored`, until ackRestored).
+function restoreNotice (source, registered, previous, at) {
+  return {
+    reason: source.reason,
+    apps: registered.length,
+    instances: countInstances(source.state, 'online'),
+    previousPid: previous?.daemon?.pid ?? null,
+    at,
+    ...(source.damaged ? { warning: source.damaged.message } : {})
+  }
 }
 
 // The processes the previous daemon left (its state.json's, and any with this home's tree tag)
