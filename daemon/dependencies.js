@@ -1,7 +1,8 @@
 'use strict'
 
 const { XpmError } = require('../lib/errors')
-const { STATUS } = require('./process-state')
+const { abortable } = require('../lib/abortable')
+const { STATUS } = require('./model/process-state')
 const { isReady, isWantedUp } = require('./model/predicates')
 const { findCycle } = require('../lib/config/dependencies')
 const { SPEC_DEFAULTS } = require('../lib/config/spec-defaults')
@@ -92,9 +93,11 @@ const forgetting = new WeakSet()
 function forgetOnStop (supervisor) {
   if (forgetting.has(supervisor)) return
   forgetting.add(supervisor)
-  supervisor.on('command', ({ type, instances }) => {
-    if (type !== 'stop') return
-    for (const inst of instances) if (inst.app && states.get(inst.app)?.failed) states.delete(inst.app)
+  supervisor.subscribe({
+    command: ({ type, instances }) => {
+      if (type !== 'stop') return
+      for (const inst of instances) if (inst.app && states.get(inst.app)?.failed) states.delete(inst.app)
+    }
   })
 }
 
@@ -180,17 +183,6 @@ function refuseCycles (specs) {
 function failed (dependent, name, why) {
   return new XpmError('XPM_ERR_DEPENDENCY_FAILED', `${dependent} was not started: it depends on ${name}, and ${why}`,
     { details: { app: dependent, dependency: name, reason: why } })
-}
-
-function abortable (promise, signal) {
-  if (!signal) return promise
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason)
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then((v) => { signal.removeEventListener('abort', onAbort); resolve(v) },
-      (err) => { signal.removeEventListener('abort', onAbort); reject(err) })
-  })
 }
 
 // Calls fn(app, after) for every app of `apps` (an iterable), all in this tick, dependents first:

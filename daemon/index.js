@@ -1,9 +1,10 @@
 'use strict'
 
-const fs = require('node:fs')
 const { homePaths } = require('../lib/paths')
 const { ensureSafeHome, ensurePrivateDir, writePrivateFileSync } = require('../lib/safe-fs')
-const { acquireLock, waitForLock, listenPrivate } = require('../lib/daemon-lock')
+const { acquireLock, waitForLock } = require('../lib/daemon-lock')
+const { keepSocket } = require('./socket-keeper')
+const { shutDown } = require('./shutdown')
 const { createServer } = require('./server')
 const { createMethods } = require('./methods')
 const { Supervisor } = require('./supervisor')
@@ -62,71 +63,14 @@ async function main (options = {}) {
   const endpoint = options.endpoint !== undefined ? options.endpoint : await require('./prometheus').openFromEnv(daemonEnv.XPM_METRICS, logger)
   endpoint?.attach({ supervisor, metrics, version })
 
-  let shuttingDown = false
-  let socketWatcher = null
-  const shutdown = async () => {
-    if (shuttingDown) return
-    shuttingDown = true
-    phase.shutDown()
-    supervisor.beginClose()
-    logger.info({ event: 'shutdown' }, 'stopping every app')
-    // The socket keeps answering until the process exits: a command sent now gets
-    // XPM_ERR_SHUTTING_DOWN (or, for one already running, its own outcome) instead of a closed
-    // connection, and the CLI waits for this process to exit before it starts a new daemon.
-    policies.close()
-    health.close()
-    hooks.close()
-    await persistence.beforeShutdown()
-    await supervisor.close()
-    await persistence.afterShutdown()
-    await journal.idle() // the stops just recorded, with their last lines
-    journal.close()
-    metrics.stop()
-    await logSink.close()
-    socketWatcher?.close()
-    endpoint?.close() // /readyz answered 503 while the apps drained
-    server.close() // also removes daemon.sock
-    await fs.promises.rm(paths.pidFile, { force: true })
-    logger.info({ event: 'exit' }, 'daemon exiting')
-    await logger.close?.()
-    process.exit(options.exitCode?.() ?? 0)
-  }
+  let server = null
+  let socket = null
+  const state = { shuttingDown: false }
+  const shutdown = () => shutDown(state, { phase, supervisor, logger, policies, health, hooks, persistence, journal, metrics, logSink, endpoint, paths, options, socket: () => socket, server: () => server })
 
   const methods = createMethods({ supervisor, logSink, metrics, shutdown, version, persistence, journal, phase })
-  const { server } = createServer({ methods, version, logger, hello: persistence.hello })
-  let socketId = await listenOnSocket(server, paths.socket)
-
-  // daemon.sock removed or replaced while the daemon runs (a cleanup script, `rm -rf` of the
-  // wrong thing): listen on it again. Checked when XPM_HOME changes (inotify, no timer) and
-  // whenever a CLI that could not connect asks the lock who holds this XPM_HOME.
-  let ensuring = null
-  const ensureSocket = () => {
-    ensuring ??= (async () => {
-      try {
-        const st = await fs.promises.lstat(paths.socket).catch((err) => (err.code === 'ENOENT' ? null : Promise.reject(err)))
-        if (shuttingDown || (st && st.dev === socketId.dev && st.ino === socketId.ino)) return
-        logger.warn({ event: 'socket-recreated', socket: paths.socket }, `${paths.socket} was ${st ? 'replaced' : 'removed'}; listening on it again`)
-        server.close() // the old socket is unreachable; connections already open carry on
-        socketId = await listenOnSocket(server, paths.socket)
-      } catch (err) {
-        logger.error({ event: 'error', err }, `could not listen on ${paths.socket} again: ${err.message}`)
-      } finally {
-        ensuring = null
-      }
-    })()
-    return ensuring
-  }
-  lock.setDescribe(async () => {
-    if (!shuttingDown) await ensureSocket()
-    return { pid: process.pid, state: shuttingDown ? 'closing' : 'running', phase: phase.name }
-  })
-  try {
-    socketWatcher = fs.watch(paths.home, (event, name) => { if (name === 'daemon.sock') ensureSocket() })
-    socketWatcher.on('error', (err) => logger.warn({ event: 'watch-error', err }, `watching ${paths.home} stopped: ${err.message}`))
-    socketWatcher.unref()
-  } catch (err) {
-    logger.warn({ event: 'watch-error', err }, `cannot watch ${paths.home} (${err.code}); a removed daemon.sock comes back when a CLI asks the lock`)
-  }
+  server = createServer({ methods, version, logger, hello: persistence.hello }).server
+  socket = await keepSocket({ server, paths, logger, lock, phase, isShuttingDown: () => state.shuttingDown })
 
   writePrivateFileSync(paths.pidFile, String(process.pid))
   metrics.start()
@@ -142,16 +86,6 @@ async function main (options = {}) {
     .finally(() => phase.serve())
     .finally(() => { if (!options.runtime) endpoint?.markStarted() }) // the runtime says when its apps are started
   return { daemonEnv, supervisor, shutdown, endpoint }
-}
-
-// A socket file left by a dead daemon is removed; we hold the lock, so nobody else listens.
-// Returns the new socket's { dev, ino }, so a later replacement of the file is noticed.
-async function listenOnSocket (server, socketPath) {
-  await fs.promises.rm(socketPath, { force: true })
-  await listenPrivate(server, socketPath)
-  await fs.promises.chmod(socketPath, 0o600)
-  const st = await fs.promises.lstat(socketPath)
-  return { dev: st.dev, ino: st.ino }
 }
 
 // `node daemon/index.js [--foreground] [--resurrect]`; daemon/runtime calls main() in-process.

@@ -2,7 +2,7 @@
 
 const { isReady, isWantedUp } = require('./model/predicates')
 const { describeProbe } = require('../lib/config/health-types')
-const { STATUS } = require('./process-state')
+const { STATUS } = require('./model/process-state')
 
 // Why an instance is not ready, in words, for `/readyz` (daemon/runtime/probes.js) and for a
 // `depends_on` start that gives up on a dependency (daemon/dependencies.js). Pure.

@@ -1,17 +1,18 @@
 'use strict'
 
-const { EventEmitter } = require('node:events')
+const { EventBus } = require('./event-bus')
 const { XpmError } = require('../lib/errors')
 const { App } = require('./model/app')
 const { Ids } = require('./model/ids')
 const { ForkPacer } = require('./model/fork-pacer')
 const { launcherFor } = require('./launchers')
-const { projector, wants } = require('../lib/process-fields')
 const { waitForDependencies, inReverseDependencyOrder, chainDepth, refuseCycles } = require('./dependencies')
-const { SPEC_DEFAULTS } = require('../lib/config/spec-defaults')
-const { resolveTargets, appNamed } = require('./targets')
+const { instancesOfTarget, appNamed } = require('./targets')
 const { lastErrorLines } = require('./logs/last-error-lines')
 const { shuttingDown } = require('./phase')
+const { wireEvents, wire } = require('./supervisor-wiring')
+const { listRows, showRows } = require('./projection')
+const { announce, registered, merge } = require('./command-results')
 
 // The registry of apps and the commands on them. A command resolves its target to instances,
 // groups them by app and hands each app its part: apps run their parts at the same time (each
@@ -22,7 +23,9 @@ const { shuttingDown } = require('./phase')
 // 'command' ({ type: 'stop', instances }, for the policies), 'removed' (an instance is gone),
 // 'forked' ({ instance, handle }: a new OS process, adopted in the tick it was forked); for the
 // journal and the hooks (daemon/journal, daemon/hooks): 'exit', 'replace-failed', 'readiness'.
-class Supervisor extends EventEmitter {
+// Observers take them with subscribe(handlers) → dispose (daemon/event-bus.js). The registry's
+// own listeners: supervisor-wiring.js; the rows of list and show: projection.js.
+class Supervisor extends EventBus {
   constructor ({ launcher = launcherFor, logSink = null, metrics = null, logger = null, prober = null } = {}) {
     super()
     this.launcherFor = launcher
@@ -43,35 +46,10 @@ class Supervisor extends EventEmitter {
       forget: (app) => this.forget(app),
       lastErrorLines: (inst, opts) => this.lastErrorLines(inst, opts)
     }
-    this.wireEvents()
+    wireEvents(this)
   }
 
   get nextId () { return this.ids.next }
-
-  // The registry's own listeners on the model's events: the daemon log, logs and metrics of each
-  // new process (in the tick it was forked), a 'change' for every status and intent change, and
-  // ids given back once a removed instance's processes are gone.
-  wireEvents () {
-    this.on('status', (change, instance) => {
-      this.logger?.info({ event: 'status', app: change.name, id: change.id, processPid: change.pid, from: change.from, to: change.to, exit: change.exit, reason: change.reason, delay: change.delay }, `${change.name}[${instance?.index}] ${change.from} → ${change.to}`)
-      this.ids.check()
-      this.emit('change')
-    })
-    this.on('intent', () => this.emit('change'))
-    this.on('change', () => this.ids.check())
-    this.on('forked', ({ instance, handle }) => this.wire(instance, handle))
-    this.on('unforked', ({ instance, current }) => { if (current) this.metrics?.untrack(instance.id) })
-    // A memory limit needs a sample every second; the agent (if any) is told its report schedule.
-    this.on('process', (handle, instance) => {
-      // the watchdog (max_event_loop_delay, max_heap) needs a report every second, always
-      const steady = Boolean(instance.spec.maxEventLoopDelay || instance.spec.maxHeap)
-      if (handle.pid) this.metrics?.track(instance.id, handle.pid, { limited: Boolean(instance.spec.maxMemoryRestart), send: handle.reportsBoot ? (msg) => handle.send(msg) : null, steady })
-    })
-    this.on('restart', (r) => {
-      this.logger?.info({ event: 'restart', app: r.name, id: r.id, instance: r.instance, reason: r.reason }, `${r.name}[${r.instance}] restart: ${r.reason}`)
-    })
-    this.on('removed', (inst) => this.metrics?.untrack(inst.id))
-  }
 
   // ---- lookup -------------------------------------------------------------------------------
 
@@ -83,7 +61,7 @@ class Supervisor extends EventEmitter {
 
   // A target → the instances it names, in id order (daemon/targets.js).
   resolve (target, { allowEmpty = false } = {}) {
-    return resolveTargets(this.apps, target, { allowEmpty })
+    return instancesOfTarget(this.apps, target, { allowEmpty })
   }
 
   // The apps a target names, in the order of their first instance.
@@ -142,16 +120,17 @@ class Supervisor extends EventEmitter {
     await this.logSink?.closeApp(app.name)
   }
 
-  // Logs and metrics of a freshly forked process (same tick as the fork).
   wire (instance, handle) {
-    this.logSink?.attach({
-      spec: instance.spec,
-      proc: { id: instance.id, name: instance.name, instance: instance.index, pid: handle.pid },
-      stdout: handle.stdout,
-      stderr: handle.stderr
-    })
-    handle.on('message', (msg) => { if (instance.handle === handle) this.metrics?.onAgentMessage(instance.id, msg) })
-    this.emit('change')
+    wire(this, instance, handle)
+  }
+
+  // fields: only these (lib/process-fields.js), for replies that carry only what is shown.
+  list ({ fields = null } = {}) {
+    return listRows(this, { fields })
+  }
+
+  show (target, { fields = null } = {}) {
+    return showRows(this, target, { fields })
   }
 
   lastErrorLines (inst, opts) {
@@ -314,51 +293,6 @@ class Supervisor extends EventEmitter {
   beginClose () {
     this.closing = true
   }
-
-  // fields: only these (lib/process-fields.js), for replies that carry only what is shown.
-  list ({ fields = null } = {}) {
-    const rows = this.allInstances().map((i) => i.toJSON(this.metrics))
-    return fields ? rows.map(projector(fields)) : rows
-  }
-
-  // Read-only: `all` with no process shows nothing (the commands that act on it fail instead).
-  show (target, { fields = null } = {}) {
-    const instances = this.resolve(target, { allowEmpty: true })
-    const history = wants(fields, 'history')
-    const rows = instances.map((inst) => ({
-      ...inst.toJSON(this.metrics),
-      spec: inst.spec,
-      lastRestartDelay: inst.lastRestartDelay,
-      logs: this.logSink ? this.logSink.paths(inst.spec, inst.index) : null,
-      history: this.metrics && history ? this.metrics.history(inst.id) : [],
-      // the environment the process gets (`xpm env <id>`), only when asked for by name
-      ...(fields?.includes('env') ? { env: inst.env() } : {})
-    }))
-    return fields ? rows.map(projector(fields)) : rows
-  }
-}
-
-// The first progress event of a long command: how long it should take. Apps run in parallel,
-// so it is the longest of their own waits (kill_timeout when stopping, listen_timeout when
-// starting), never their sum. The CLI sets its deadline from it.
-// depth: the longest depends_on chain (its apps start one after another).
-function announce (onProgress, specs, { stop, start, depth = 1 }) {
-  if (!onProgress) return
-  const longest = (key, fallback) => Math.max(0, ...specs.map((s) => s[key] ?? fallback))
-  const expectMs = (stop ? longest('killTimeout', SPEC_DEFAULTS.killTimeout) + 5000 : 0) + (start ? longest('listenTimeout', SPEC_DEFAULTS.listenTimeout) * depth : 0)
-  onProgress({ type: 'begin', expectMs })
-}
-
-// The start of an app with autostart: false says it was registered, not started.
-function registered (spec, result) {
-  return spec.autostart === false && result.action !== 'already running' ? { ...result, action: 'registered, not started (autostart: false)' } : result
-}
-
-// Per-app results of one command → one reply: arrays concatenated in id order.
-function merge (results, keys) {
-  const out = {}
-  for (const key of keys) out[key] = results.flatMap((r) => r[key] ?? [])
-  return out
 }
 
 module.exports = { Supervisor }

@@ -11,7 +11,7 @@ const { XpmError } = require('../lib/errors')
 // with no process, unless allowEmpty. `apps` is the supervisor's Map of name → App.
 
 // A target → the instances it names, in id order.
-function resolveTargets (apps, target, { allowEmpty = false } = {}) {
+function instancesOfTarget (apps, target, { allowEmpty = false } = {}) {
   const targets = Array.isArray(target) ? target : [target]
   const found = new Set()
   for (const t of targets) for (const inst of resolveOne(apps, String(t), allowEmpty)) found.add(inst)
@@ -62,4 +62,4 @@ function scriptMatches (script, target) {
   return relative.includes(path.sep) ? script.endsWith(path.sep + relative) : path.basename(script) === relative
 }
 
-module.exports = { resolveTargets, appNamed, scriptMatches }
+module.exports = { instancesOfTarget, appNamed, scriptMatches }

@@ -15,7 +15,7 @@
 // → { daemon: { pid, signal } | null, ended: [pid], killed: [pid], survived: [pid], daemonAlive }
 
 const fsp = require('node:fs/promises')
-const { setTimeout: sleep } = require('node:timers/promises')
+const { waitPidGone } = require('./pid')
 const { readProcStat } = require('./proc-stat')
 const { endTagged } = require('./tag-scan')
 const { parseTreeTag, launchOwner } = require('./tree-tag')
@@ -42,14 +42,7 @@ async function killHome (paths, {
       if (!(await same())) return false
       try { kill(daemon, sig); return true } catch { return false }
     }
-    const gone = async (ms) => {
-      const deadline = Date.now() + ms
-      while (await same()) {
-        if (Date.now() >= deadline) return false
-        await sleep(pollMs) // polling /proc: the daemon is not our child
-      }
-      return true
-    }
+    const gone = (ms) => waitPidGone(daemon, { timeoutMs: ms, pollMs, stillThere: same })
     await send('SIGCONT')
     if (await send('SIGTERM')) signal = 'SIGTERM'
     if (!(await gone(daemonWait))) {

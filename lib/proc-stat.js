@@ -20,11 +20,12 @@ function parseStat (text) {
   }
 }
 
-// null when the pid does not exist, is a zombie, or /proc is not there.
-async function readProcStat (pid, { fs = require('node:fs').promises } = {}) {
+// null when the pid does not exist, is a zombie, or /proc is not there. procRoot: a fake /proc
+// in tests. latin1: the command name is bytes, not necessarily UTF-8, and only ')' matters.
+async function readProcStat (pid, { fs = require('node:fs').promises, procRoot = '/proc' } = {}) {
   let text
   try {
-    text = await fs.readFile(`/proc/${pid}/stat`, 'utf8')
+    text = await fs.readFile(`${procRoot}/${pid}/stat`, 'latin1')
   } catch {
     return null
   }

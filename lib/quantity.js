@@ -1,9 +1,9 @@
 'use strict'
 
-// How xpm shows a byte count or a duration to a person: one style for `list`, `show`, `monit`
-// and anything else that prints one. Pure. (lib/units.js reads and writes the CONFIG forms,
-// '10M' or '5s', which round-trip through an ecosystem file; these are for reading only.)
+// Every way xpm writes a byte count or a duration, in one place. Pure, and loaded as is by the
+// web dashboard's page (lib/web/assets.js), so it requires nothing.
 //
+// For a person reading a figure (`list`, `show`, `monit`, the dashboard):
 //   formatBytes:    binary multiples (1 KB = 1024 B, as '10M' in a config), one decimal below
 //                   100 of a unit, none from 100 up: 512 B, 1.5 KB, 812 KB, 52.0 MB, 1.2 GB.
 //   formatDuration: under a second in milliseconds with 3 significant digits (1.23 ms, 45.7 ms,
@@ -11,6 +11,13 @@
 //                   unit, rounded down (45s, 3m, 2h, 4d: uptimes). Zero is plain 0.
 //   formatUptime:   formatDuration in whole units: under a second reads 0s.
 // All show a missing, non-finite or negative value as '-'.
+//
+// The config form, exact, so it parses back (lib/units.js) to the same value: what an ecosystem
+// file, `xpm ecosystem` or a reason quoting an option writes ('10M', '1500B', '5s', '1m'):
+//   configBytes, configDuration.
+//   formatMb: a measured size next to a configured one in a reason, one decimal: '93.5M'.
+//   formatMs: a restart policy's window in a reason, in seconds or milliseconds: '60s', '1500ms'
+//             (not configDuration's '1m': the reasons read so since the first release).
 
 const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB']
 const DURATION_UNITS = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]]
@@ -53,4 +60,26 @@ function formatUptime (ms) {
   return isQuantity(ms) && ms > 0 && ms < 1000 ? '0s' : formatDuration(ms)
 }
 
-module.exports = { formatBytes, formatDuration, formatUptime }
+function configBytes (bytes) {
+  for (const [unit, factor] of [['G', 1024 ** 3], ['M', 1024 ** 2], ['K', 1024]]) {
+    if (bytes >= factor && bytes % factor === 0) return `${bytes / factor}${unit}`
+  }
+  return `${bytes}B`
+}
+
+function configDuration (ms) {
+  for (const [unit, factor] of DURATION_UNITS) {
+    if (ms >= factor && ms % factor === 0) return `${ms / factor}${unit}`
+  }
+  return `${ms}ms`
+}
+
+function formatMb (bytes) {
+  return `${(bytes / 1024 / 1024).toFixed(1)}M`
+}
+
+function formatMs (ms) {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`
+}
+
+module.exports = { formatBytes, formatDuration, formatUptime, configBytes, configDuration, formatMb, formatMs }

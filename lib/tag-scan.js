@@ -11,31 +11,15 @@
 
 const fsp = require('node:fs/promises')
 const { setTimeout: sleep } = require('node:timers/promises')
-const { parseStat } = require('./proc-stat')
+const { readProcStat } = require('./proc-stat')
+const { mapLimited } = require('./map-limited')
 const { TREE_VAR, LAUNCH_VAR, homeId, tagsOfEnviron, matches } = require('./tree-tag')
 
 const READ_CONCURRENCY = 16 // /proc reads in flight at once: the thread pool also writes the logs
 const POLL_MS = 50 // how often the exit of a process that is not our child is checked
 const KILL_WAIT_MS = 2000 // after SIGKILL, how long a process may take to be gone
 
-async function mapLimited (items, limit, fn) {
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++])
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-}
-
-async function readLiveStat (procRoot, pid) {
-  let text
-  try {
-    text = await fsp.readFile(`${procRoot}/${pid}/stat`, 'latin1')
-  } catch {
-    return null
-  }
-  const stat = parseStat(text)
-  return stat && stat.state !== 'Z' && stat.state !== 'X' ? stat : null
-}
+const readLiveStat = (procRoot, pid) => readProcStat(pid, { procRoot })
 
 // Every live process whose environment carries a tag: [{ pid, ppid, pgrp, startTime, tree, launch }].
 async function readTagged (procRoot) {
@@ -174,4 +158,4 @@ async function endProcesses (procs, { scanner, kill, pollMs, killWaitMs, options
   return waitGone(stubborn, () => end)
 }
 
-module.exports = { createTagScanner, findTagged, endTagged, readTagged, mapLimited, readLiveStat }
+module.exports = { createTagScanner, findTagged, endTagged, readTagged }

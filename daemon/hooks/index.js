@@ -1,7 +1,7 @@
 'use strict'
 
 const os = require('node:os')
-const { STATUS } = require('../process-state')
+const { STATUS } = require('../model/process-state')
 const { classify } = require('../journal/causes')
 const { runCommand, createLimiter } = require('./run-command')
 const { commandOptions } = require('../launchers/app-options')
@@ -23,92 +23,80 @@ const CONCURRENCY = 4
 const QUEUE = 64
 const POLICY_KINDS = new Set(['watch', 'memory', 'cron', 'liveness', 'watchdog', 'heap'])
 
-function createHooks ({ supervisor, logger = null, run = runCommand, limiter = createLimiter(CONCURRENCY, { queueLimit: QUEUE }), clock = Date.now, hostname = os.hostname() }) {
-  let closed = false
-  const running = new Set()
-  const cancels = new Map() // App → AbortController of its hooks (aborted when it is deleted)
-
-  function appOf (name) {
-    return supervisor.apps.get(name) ?? null
+class Hooks {
+  constructor ({ supervisor, logger = null, run = runCommand, limiter = createLimiter(CONCURRENCY, { queueLimit: QUEUE }), clock = Date.now, hostname = os.hostname() }) {
+    this.supervisor = supervisor
+    this.logger = logger
+    this.run = run
+    this.limiter = limiter
+    this.clock = clock
+    this.hostname = hostname
+    this.closed = false
+    this.checking = false
+    this.running = new Set()
+    this.cancels = new Map() // App → AbortController of its hooks (aborted when it is deleted)
+    this.unsubscribe = supervisor.subscribe({
+      exit: (e) => this.onExit(e),
+      status: (change) => this.onStatus(change),
+      restart: (r) => this.onRestart(r),
+      'replace-failed': (f) => this.onReplaceFailed(f),
+      change: () => this.onChange()
+    })
   }
 
-  function fire (name, event, data) {
-    if (closed) return
-    const app = appOf(name)
+  appOf (name) {
+    return this.supervisor.apps.get(name) ?? null
+  }
+
+  fire (name, event, data) {
+    if (this.closed) return
+    const app = this.appOf(name)
     const hooks = app?.spec.onEvent
     if (!hooks) return
     const commands = hooks.commands.filter((c) => c.events.includes(event))
     if (!commands.length) return
-    const payload = { event, app: name, ...data, time: new Date(clock()).toISOString(), host: hostname }
-    const env = {
-      ...app.spec.env,
-      XPM_EVENT: event,
-      XPM_EVENT_APP: name,
-      XPM_EVENT_ID: String(data.id ?? ''),
-      XPM_EVENT_INSTANCE: String(data.instance ?? ''),
-      XPM_EVENT_PID: String(data.pid ?? ''),
-      XPM_EVENT_CODE: data.code === null || data.code === undefined ? '' : String(data.code),
-      XPM_EVENT_SIGNAL: data.signal ?? '',
-      XPM_EVENT_CAUSE: data.cause ?? '',
-      XPM_EVENT_REASON: data.reason ?? '',
-      XPM_EVENT_TIME: payload.time
-    }
+    const payload = { event, app: name, ...data, time: new Date(this.clock()).toISOString(), host: this.hostname }
+    const env = hookEnv(app.spec.env, name, event, data, payload.time)
     const input = JSON.stringify(payload) + '\n'
-    const signal = cancelOf(app).signal
+    const signal = this.cancelOf(app).signal
     for (const { command } of commands) {
-      const job = limiter.run(() => run({ command, ...commandOptions(app.spec), env, input, timeoutMs: hooks.timeout, signal }), {
+      const job = this.limiter.run(() => this.run({ command, ...commandOptions(app.spec), env, input, timeoutMs: hooks.timeout, signal }), {
         onFull: () => ({ dropped: true }),
         signal
-      }).then((r) => report(name, event, command, r), (err) => report(name, event, command, signal.aborted ? { ok: false, aborted: true } : { ok: false, error: err.message }))
-      running.add(job)
-      job.finally(() => running.delete(job))
+      }).then((r) => report(this.logger, name, event, command, r), (err) => report(this.logger, name, event, command, signal.aborted ? { ok: false, aborted: true } : { ok: false, error: err.message }))
+      this.running.add(job)
+      job.finally(() => this.running.delete(job))
     }
   }
 
-  function cancelOf (app) {
-    let controller = cancels.get(app)
+  cancelOf (app) {
+    let controller = this.cancels.get(app)
     if (!controller) {
       controller = new AbortController()
-      cancels.set(app, controller)
+      this.cancels.set(app, controller)
     }
     return controller
   }
 
   // A deleted app's hooks (running, and those still queued) end with it.
-  let checking = false
-  function onChange () {
-    if (checking || !cancels.size) return
-    checking = true
+  onChange () {
+    if (this.checking || !this.cancels.size) return
+    this.checking = true
     setImmediate(() => {
-      checking = false
-      for (const [app, controller] of cancels) {
-        if (supervisor.apps.get(app.name) === app) continue
-        cancels.delete(app)
+      this.checking = false
+      for (const [app, controller] of this.cancels) {
+        if (this.supervisor.apps.get(app.name) === app) continue
+        this.cancels.delete(app)
         controller.abort(new Error(`${app.name} was deleted`))
       }
     })
   }
 
-  function report (name, event, command, r) {
-    const shown = command.length > 80 ? command.slice(0, 77) + '...' : command
-    if (r.dropped) {
-      logger?.warn({ event: 'hook', app: name, hook: event, command }, `${name}: on_event ${event} hook "${shown}" dropped: ${QUEUE} hooks already waiting`)
-      return
-    }
-    if (r.ok) {
-      logger?.info({ event: 'hook', app: name, hook: event, command, ms: r.ms }, `${name}: on_event ${event} hook "${shown}" ran (${r.ms} ms)`)
-      return
-    }
-    const why = r.timedOut ? 'timed out and was killed' : r.aborted ? 'was ended (its app was deleted, or the daemon is stopping)' : r.error ? `could not run (${r.error})` : r.signal ? `was killed by ${r.signal}` : `exited with code ${r.code}`
-    const output = (r.stderr || r.stdout || '').trim().split('\n').slice(0, 3).join(' | ').slice(0, 300)
-    logger?.warn({ event: 'hook', app: name, hook: event, command, code: r.code ?? null, signal: r.signal ?? null, timedOut: Boolean(r.timedOut), output }, `${name}: on_event ${event} hook "${shown}" ${why}${output ? `: ${output}` : ''}`)
-  }
-
-  function onExit (e) {
+  onExit (e) {
     if (e.role !== 'current' || e.next === null || e.next === 'stopped') return
     if (e.stopCause && e.stopCause !== 'not ready in time') return
-    const inst = appOf(e.name)?.instances.find((i) => i.id === e.id)
-    fire(e.name, 'crash', {
+    const inst = this.appOf(e.name)?.instances.find((i) => i.id === e.id)
+    this.fire(e.name, 'crash', {
       id: e.id,
       instance: e.instance,
       pid: e.pid,
@@ -123,47 +111,74 @@ function createHooks ({ supervisor, logger = null, run = runCommand, limiter = c
     })
   }
 
-  function onStatus (change) {
+  onStatus (change) {
     if (change.to !== STATUS.ERRORED) return
-    fire(change.name, 'errored', { id: change.id, instance: instanceIndex(change), pid: change.pid || null, code: change.exit?.code ?? null, signal: change.exit?.signal ?? null, cause: 'errored', reason: change.reason ?? null })
+    this.fire(change.name, 'errored', { id: change.id, instance: this.instanceIndex(change), pid: change.pid || null, code: change.exit?.code ?? null, signal: change.exit?.signal ?? null, cause: 'errored', reason: change.reason ?? null })
   }
 
-  function onRestart (r) {
+  onRestart (r) {
     const cause = classify(r.reason)
     if (!POLICY_KINDS.has(cause.kind)) return
-    const inst = appOf(r.name)?.instances.find((i) => i.id === r.id)
-    fire(r.name, 'restart', { id: r.id, instance: r.instance, pid: inst?.pid || null, cause: cause.kind, reason: r.reason, restarts: inst?.restarts ?? null })
+    const inst = this.appOf(r.name)?.instances.find((i) => i.id === r.id)
+    this.fire(r.name, 'restart', { id: r.id, instance: r.instance, pid: inst?.pid || null, cause: cause.kind, reason: r.reason, restarts: inst?.restarts ?? null })
   }
 
-  function onReplaceFailed (f) {
-    fire(f.name, 'reload_failed', { id: f.id, instance: f.instance, pid: f.pid, oldPid: f.oldPid, cause: f.cause, reason: f.reason })
+  onReplaceFailed (f) {
+    this.fire(f.name, 'reload_failed', { id: f.id, instance: f.instance, pid: f.pid, oldPid: f.oldPid, cause: f.cause, reason: f.reason })
   }
 
-  function instanceIndex (change) {
-    return appOf(change.name)?.instances.find((i) => i.id === change.id)?.index ?? null
+  instanceIndex (change) {
+    return this.appOf(change.name)?.instances.find((i) => i.id === change.id)?.index ?? null
   }
 
-  supervisor.on('exit', onExit)
-  supervisor.on('status', onStatus)
-  supervisor.on('restart', onRestart)
-  supervisor.on('replace-failed', onReplaceFailed)
-  supervisor.on('change', onChange)
+  // Resolves once the hooks started so far have ended (tests, shutdown).
+  idle () {
+    return Promise.all([...this.running])
+  }
 
-  return {
-    // Resolves once the hooks started so far have ended (tests, shutdown).
-    idle: () => Promise.all([...running]),
-    close () {
-      closed = true
-      supervisor.off('exit', onExit)
-      supervisor.off('status', onStatus)
-      supervisor.off('restart', onRestart)
-      supervisor.off('replace-failed', onReplaceFailed)
-      supervisor.off('change', onChange)
-      // Shutdown (xpm kill): hooks still running or queued end now, with their process groups.
-      for (const controller of cancels.values()) controller.abort(new Error('the daemon is stopping'))
-      cancels.clear()
-    }
+  close () {
+    this.closed = true
+    this.unsubscribe()
+    // Shutdown (xpm kill): hooks still running or queued end now, with their process groups.
+    for (const controller of this.cancels.values()) controller.abort(new Error('the daemon is stopping'))
+    this.cancels.clear()
   }
 }
 
-module.exports = { createHooks, CONCURRENCY, QUEUE }
+// The event in the hook's environment, beside the app's own variables.
+function hookEnv (appEnv, name, event, data, time) {
+  return {
+    ...appEnv,
+    XPM_EVENT: event,
+    XPM_EVENT_APP: name,
+    XPM_EVENT_ID: String(data.id ?? ''),
+    XPM_EVENT_INSTANCE: String(data.instance ?? ''),
+    XPM_EVENT_PID: String(data.pid ?? ''),
+    XPM_EVENT_CODE: data.code === null || data.code === undefined ? '' : String(data.code),
+    XPM_EVENT_SIGNAL: data.signal ?? '',
+    XPM_EVENT_CAUSE: data.cause ?? '',
+    XPM_EVENT_REASON: data.reason ?? '',
+    XPM_EVENT_TIME: time
+  }
+}
+
+function report (logger, name, event, command, r) {
+  const shown = command.length > 80 ? command.slice(0, 77) + '...' : command
+  if (r.dropped) {
+    logger?.warn({ event: 'hook', app: name, hook: event, command }, `${name}: on_event ${event} hook "${shown}" dropped: ${QUEUE} hooks already waiting`)
+    return
+  }
+  if (r.ok) {
+    logger?.info({ event: 'hook', app: name, hook: event, command, ms: r.ms }, `${name}: on_event ${event} hook "${shown}" ran (${r.ms} ms)`)
+    return
+  }
+  const why = r.timedOut ? 'timed out and was killed' : r.aborted ? 'was ended (its app was deleted, or the daemon is stopping)' : r.error ? `could not run (${r.error})` : r.signal ? `was killed by ${r.signal}` : `exited with code ${r.code}`
+  const output = (r.stderr || r.stdout || '').trim().split('\n').slice(0, 3).join(' | ').slice(0, 300)
+  logger?.warn({ event: 'hook', app: name, hook: event, command, code: r.code ?? null, signal: r.signal ?? null, timedOut: Boolean(r.timedOut), output }, `${name}: on_event ${event} hook "${shown}" ${why}${output ? `: ${output}` : ''}`)
+}
+
+function createHooks (options) {
+  return new Hooks(options)
+}
+
+module.exports = { createHooks, Hooks, CONCURRENCY, QUEUE }

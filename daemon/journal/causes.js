@@ -3,7 +3,7 @@
 // What a restart reason or a stop cause means, as the journal records it: { kind, detail }.
 // The reasons are the strings the model and the policies already use (docs/policies.md: 'manual',
 // 'reload', 'watch: src/app.js', 'memory (93.4M > 80M)', 'cron', 'crash (exit code 1)'…) and
-// the health room's ('liveness: GET /healthz → 503', 'event loop blocked: p99 1.8 s …',
+// the health checks' ('liveness: GET /healthz → 503', 'event loop blocked: p99 1.8 s …',
 // 'heap (…)'); a stop cause is the user's command ('stop', 'delete', 'kill', 'scale', 'restart')
 // or one of those reasons. Pure.
 //   kind: command | watch | memory | cron | liveness | watchdog | heap | crash | not-ready |

@@ -20,27 +20,43 @@ const LINES = 20
 const LINE_CHARS = 300
 const PIPE_WAIT_MS = 300 // for the last lines of a process to reach the log sink
 
-function createJournal ({ supervisor, logSink = null, dir, store = null, logger = null, clock = Date.now, max = MAX_ENTRIES }) {
-  store = store ?? createJournalStore({ dir, max, logger })
-  const last = new Map() // instance id → its newest entry (for `xpm show`), in this daemon's life
-  let closed = false
-  const pending = new Set()
-
-  function record (entry) {
-    if (closed) return
-    last.set(entry.id, entry)
-    const done = store.append(entry.app, entry)
-    pending.add(done)
-    done.finally(() => pending.delete(done))
+class Journal {
+  constructor ({ supervisor, logSink = null, dir, store = null, logger = null, clock = Date.now, max = MAX_ENTRIES }) {
+    this.supervisor = supervisor
+    this.logSink = logSink
+    this.clock = clock
+    this.store = store ?? createJournalStore({ dir, max, logger })
+    this.last = new Map() // instance id → its newest entry (for `xpm show`), in this daemon's life
+    this.closed = false
+    this.pending = new Set()
+    this.unsubscribe = supervisor.subscribe({
+      exit: (e) => this.onExit(e),
+      restart: (r) => this.onRestart(r),
+      'replace-failed': (f) => this.onReplaceFailed(f),
+      removed: (inst) => this.onRemoved(inst),
+      status: (s) => this.onStatus(s),
+      'dependency-failed': (d) => this.onDependencyFailed(d)
+    })
   }
 
-  function base (e, event) {
-    return { at: clock(), app: e.name, id: e.id, instance: e.instance, event }
+  record (entry) {
+    if (this.closed) return
+    this.last.set(entry.id, entry)
+    this.track(this.store.append(entry.app, entry))
   }
 
-  function onExit (e) {
+  track (job) {
+    this.pending.add(job)
+    job.finally(() => this.pending.delete(job))
+  }
+
+  base (e, event) {
+    return { at: this.clock(), app: e.name, id: e.id, instance: e.instance, event }
+  }
+
+  onExit (e) {
     const entry = {
-      ...base(e, 'exit'),
+      ...this.base(e, 'exit'),
       pid: e.pid,
       code: e.code,
       signal: e.signal,
@@ -52,83 +68,64 @@ function createJournal ({ supervisor, logSink = null, dir, store = null, logger 
       ...(e.next === 'errored' || e.next === 'stopped' ? { reason: e.reason ?? null } : {})
     }
     // The entry keeps its place in time; the lines come once the pipes have been read.
-    last.set(entry.id, entry)
-    const job = lastLines(e).then((lines) => record({ ...entry, lines }))
-    pending.add(job)
-    job.finally(() => pending.delete(job))
+    this.last.set(entry.id, entry)
+    this.track(lastLines(this.logSink, e).then((lines) => this.record({ ...entry, lines })))
   }
 
-  async function lastLines ({ id, pid, handle }) {
-    if (!logSink) return []
-    await Promise.all([handle?.stdout, handle?.stderr].map((stream) => waitClosed(stream, PIPE_WAIT_MS)))
-    const lines = await logSink.tail({ ids: new Set([id]), streams: new Set(['out', 'err']) }, LINES * 4).catch(() => [])
-    return whatHappened(lines.filter((l) => l.pid === pid), LINES).map((l) => ({
-      stream: l.stream,
-      line: l.line.length > LINE_CHARS ? l.line.slice(0, LINE_CHARS - 1) + '…' : l.line
-    }))
+  onRestart (r) {
+    const inst = this.supervisor.apps.get(r.name)?.instances.find((i) => i.id === r.id)
+    this.record({ ...this.base({ ...r, instance: r.instance }, 'restart'), pid: inst?.pid || null, cause: classify(r.reason), restarts: inst?.restarts ?? null })
   }
 
-  function onRestart (r) {
-    const inst = supervisor.apps.get(r.name)?.instances.find((i) => i.id === r.id)
-    record({ ...base({ ...r, instance: r.instance }, 'restart'), pid: inst?.pid || null, cause: classify(r.reason), restarts: inst?.restarts ?? null })
-  }
-
-  function onReplaceFailed (f) {
+  onReplaceFailed (f) {
     const reason = String(f.reason).replace(/^replacement \S+ \(pid \d+\) /, '') // 'was not ready after …'
-    record({ ...base(f, 'reload-failed'), pid: f.pid, oldPid: f.oldPid, cause: classify(f.cause), reason })
+    this.record({ ...this.base(f, 'reload-failed'), pid: f.pid, oldPid: f.oldPid, cause: classify(f.cause), reason })
   }
 
-  function onDependencyFailed (d) {
-    record({ ...base(d, 'dependency-failed'), pid: null, dependency: d.dependency, reason: d.reason })
+  onDependencyFailed (d) {
+    this.record({ ...this.base(d, 'dependency-failed'), pid: null, dependency: d.dependency, reason: d.reason })
   }
 
-  function onStatus (s) {
+  onStatus (s) {
     if (!s.warning) return
-    const inst = supervisor.apps.get(s.name)?.instances.find((i) => i.id === s.id)
-    record({ ...base({ ...s, instance: inst?.index ?? null }, 'warning'), pid: s.pid || null, cause: { kind: 'wait_ready', detail: s.warning } })
+    const inst = this.supervisor.apps.get(s.name)?.instances.find((i) => i.id === s.id)
+    this.record({ ...this.base({ ...s, instance: inst?.index ?? null }, 'warning'), pid: s.pid || null, cause: { kind: 'wait_ready', detail: s.warning } })
   }
 
   // `xpm delete` of a whole app forgets its journal (a new app of that name starts afresh).
-  function onRemoved (inst) {
-    last.delete(inst.id)
+  onRemoved (inst) {
+    this.last.delete(inst.id)
     const app = inst.app
     if (!app?.deleting || app.instances.length > 0) return
     // after the entries of its last exits (the stop before the removal) are written
-    Promise.all([...pending]).then(() => {
-      const now = supervisor.apps.get(app.name)
-      if (!now || now === app) store.remove(app.name)
+    Promise.all([...this.pending]).then(() => {
+      const now = this.supervisor.apps.get(app.name)
+      if (!now || now === app) this.store.remove(app.name)
     })
   }
 
-  supervisor.on('exit', onExit)
-  supervisor.on('restart', onRestart)
-  supervisor.on('replace-failed', onReplaceFailed)
-  supervisor.on('status', onStatus)
-  supervisor.on('removed', onRemoved)
-  supervisor.on('dependency-failed', onDependencyFailed)
-
   // The journal of these instances (an app's, or one process's), newest first.
-  async function entries ({ app, ids = null, limit = MAX_ENTRIES }) {
-    await Promise.all([...pending])
-    const all = await store.read(app)
+  async entries ({ app, ids = null, limit = MAX_ENTRIES }) {
+    await Promise.all([...this.pending])
+    const all = await this.store.read(app)
     const mine = ids ? all.filter((e) => ids.has(e.id)) : all
     // by time (an exit is written once its last lines are read, after what followed it)
     return mine.reverse().sort((a, b) => b.at - a.at).slice(0, limit)
   }
 
   // The newest entry of each instance (for `xpm show`): from memory, else from its app's file.
-  async function lastFor (instances) {
+  async lastFor (instances) {
     const out = new Map()
     const missing = new Map()
     for (const inst of instances) {
-      if (last.has(inst.id)) out.set(inst.id, last.get(inst.id))
+      if (this.last.has(inst.id)) out.set(inst.id, this.last.get(inst.id))
       else {
         if (!missing.has(inst.name)) missing.set(inst.name, [])
         missing.get(inst.name).push(inst)
       }
     }
     await Promise.all([...missing].map(async ([app, list]) => {
-      const all = await store.read(app)
+      const all = await this.store.read(app)
       for (const inst of list) {
         const found = all.findLast((e) => e.id === inst.id && e.instance === inst.index)
         if (found) out.set(inst.id, found)
@@ -137,21 +134,29 @@ function createJournal ({ supervisor, logSink = null, dir, store = null, logger 
     return out
   }
 
-  return {
-    entries,
-    lastFor,
-    store,
-    idle: () => Promise.all([...pending]).then(() => store.idle()),
-    close () {
-      closed = true
-      supervisor.off('exit', onExit)
-      supervisor.off('restart', onRestart)
-      supervisor.off('replace-failed', onReplaceFailed)
-      supervisor.off('status', onStatus)
-      supervisor.off('removed', onRemoved)
-      supervisor.off('dependency-failed', onDependencyFailed)
-    }
+  idle () {
+    return Promise.all([...this.pending]).then(() => this.store.idle())
   }
+
+  close () {
+    this.closed = true
+    this.unsubscribe()
+  }
+}
+
+// The last lines the process wrote, once its pipes have been read (or PIPE_WAIT_MS passed).
+async function lastLines (logSink, { id, pid, handle }) {
+  if (!logSink) return []
+  await Promise.all([handle?.stdout, handle?.stderr].map((stream) => waitClosed(stream, PIPE_WAIT_MS)))
+  const lines = await logSink.tail({ ids: new Set([id]), streams: new Set(['out', 'err']) }, LINES * 4).catch(() => [])
+  return whatHappened(lines.filter((l) => l.pid === pid), LINES).map((l) => ({
+    stream: l.stream,
+    line: l.line.length > LINE_CHARS ? l.line.slice(0, LINE_CHARS - 1) + '…' : l.line
+  }))
+}
+
+function createJournal (options) {
+  return new Journal(options)
 }
 
 function waitClosed (stream, ms) {
@@ -167,4 +172,4 @@ function waitClosed (stream, ms) {
   })
 }
 
-module.exports = { createJournal, LINES }
+module.exports = { createJournal, Journal, LINES }

@@ -5,7 +5,7 @@ const { show } = require('../../lib/units')
 const { MAX_ENTRIES } = require('./store')
 
 // The socket method of the journal, `why` ({ target, limit? } → { entries }, newest first), and
-// the last cause `show` prints (lastEvent). Merged into daemon/methods.js.
+// the last cause `show` prints (lastEvent). Listed in daemon/methods.js.
 function createJournalMethods ({ supervisor, journal, target }) {
   async function why (params) {
     const name = target(params)

@@ -21,7 +21,8 @@
 
 const fsp = require('node:fs/promises')
 const { setTimeout: sleep } = require('node:timers/promises')
-const { mapLimited, readLiveStat } = require('../../lib/tag-scan')
+const { mapLimited } = require('../../lib/map-limited')
+const { readProcStat } = require('../../lib/proc-stat')
 const { LAUNCH_VAR, TREE_VAR, newLaunchTag } = require('../../lib/tree-tag')
 
 const TAG_VAR = LAUNCH_VAR // what a tree of one launch is matched on
@@ -55,6 +56,8 @@ class ProcTable {
     return pending.then((text) => text.startsWith(entry + '\0') || text.includes('\0' + entry + '\0') || text === entry)
   }
 }
+
+const readLiveStat = (procRoot, pid) => readProcStat(pid, { procRoot })
 
 async function readTable (procRoot) {
   let names

@@ -5,12 +5,9 @@ const { FileSink } = require('./file-sink')
 const { LineSplitter } = require('./line-splitter')
 const { createEntryFormatter } = require('./format-entry')
 const { logPaths, normalizeRotate } = require('./paths')
-const { snapshot, complete, sinkMatches } = require('./history')
+const { readHistory, tailAndSubscribe } = require('./tail')
 const { Subscribers } = require('./subscribers')
-const { RECORD_OVERHEAD } = require('./ring')
 
-const MAX_PENDING = 10000 // live lines kept back while a tail reads history,
-const MAX_PENDING_BYTES = 4 * 1024 * 1024 // and their bytes (each line's text plus its record)
 const END_DEADLINE_MS = 2000 // how long close waits for workers' pipes to deliver their last lines
 const WRITE_PIECE = 16 * 1024
 
@@ -179,69 +176,14 @@ class LogSink extends EventEmitter {
     return this.history(filter || {}, n, true)()
   }
 
-  // Takes the snapshot of the rings now and returns the (async) completion from disk.
+  // Takes the snapshot of the rings now and returns the (async) completion from disk (tail.js).
   history (filter, n, perFile) {
-    if (!perFile) {
-      const snap = snapshot(this.files.values(), filter, n)
-      return () => complete(snap, filter, n, this.logger)
-    }
-    const snaps = []
-    for (const sink of this.files.values()) {
-      if (sink.ring && sinkMatches(sink, filter)) snaps.push({ sink, snap: snapshot([sink], filter, n) })
-    }
-    return async () => {
-      const lines = []
-      const files = []
-      for (const { sink, snap } of snaps) {
-        const got = await complete(snap, filter, n, this.logger)
-        files.push({ file: sink.file, streams: [...sink.streams], lines: got.length })
-        for (const line of got) lines.push(line)
-      }
-      return { lines, files }
-    }
+    return readHistory(this, filter, n, perFile)
   }
 
-  // The last n lines, then live lines with no gap and no duplicate. Live lines that arrive while
-  // history is read are delivered on the next turn after the promise resolves, so a caller that
-  // sends the history in its await continuation sends it first.
-  async tailAndSubscribe (filter, n, onLine, onSubscribed, { perFile = false } = {}) {
-    filter = filter || {}
-    let live = false
-    let cancelled = false
-    let skipped = 0
-    const pending = []
-    let pendingBytes = 0
-    const unsubscribeRaw = this.subscribe(filter, (obj) => {
-      if (live) onLine(obj)
-      else if (pending.length < MAX_PENDING && pendingBytes < MAX_PENDING_BYTES) {
-        pending.push(obj)
-        pendingBytes += obj.line.length + RECORD_OVERHEAD
-      } else skipped++
-    })
-    const unsubscribe = () => {
-      cancelled = true
-      unsubscribeRaw()
-    }
-    onSubscribed?.(unsubscribe)
-    const read = this.history(filter, n, perFile)
-    let lines
-    try {
-      lines = await read()
-    } catch (err) {
-      unsubscribe()
-      throw err
-    }
-    setImmediate(() => {
-      if (cancelled) return
-      live = true
-      if (skipped) pending.push({ app: null, id: null, instance: null, pid: null, stream: 'out', time: this.now(), line: `[xpm] ${skipped} lines skipped`, skipped })
-      try {
-        for (const obj of pending) onLine(obj)
-      } catch (err) {
-        this.logger?.warn({ event: 'log-subscriber-error', err }, 'a log subscriber threw')
-      }
-    })
-    return lines
+  // The last n lines, then live lines with no gap and no duplicate (tail.js).
+  tailAndSubscribe (filter, n, onLine, onSubscribed, options) {
+    return tailAndSubscribe(this, filter, n, onLine, onSubscribed, options)
   }
 
   // Empties the files of one app (or all) while its workers keep writing; later lines land.

@@ -1,11 +1,11 @@
 'use strict'
 
 const { XpmError } = require('../../lib/errors')
-const { STATUS } = require('../process-state')
 const { OpLane } = require('./op-lane')
 const { Instance } = require('./instance')
-const { reloadInstances } = require('../reload')
-const { planScale, scaleTarget, parseScaleChange } = require('../policies/scale')
+const { reloadInstances } = require('./reload')
+const { launchAll } = require('./app-launch')
+const { scaleApp, applySpec, addCopy } = require('./app-scale')
 const { isWantedUp } = require('./predicates')
 const { shuttingDown } = require('../phase')
 
@@ -102,17 +102,9 @@ class App {
   }
 
   // A new spec keeps instance ids when the count is unchanged, adds or removes trailing ones
-  // otherwise. New instances are wanted up when the app is; removed ones are marked (no longer
-  // part of the intent) and stay listed until retire() has stopped them.
+  // otherwise (app-scale.js).
   applySpec (spec) {
-    this.spec = spec
-    const plan = planScale(this.kept.map((i) => i.index), spec.instances)
-    const removed = this.kept.filter((i) => plan.remove.includes(i.index))
-    const wanted = this.running
-    this.want(removed, false, { by: 'scale', removing: true })
-    const added = this.addInstances(plan.add)
-    if (wanted) this.want(added, true)
-    return { added, removed }
+    return applySpec(this, spec)
   }
 
   // Stops instances that are no longer part of the intent, then takes them out of the list: a
@@ -172,18 +164,9 @@ class App {
     })
   }
 
-  // `xpm start app.js -f` next to a running app.js: PM2 starts another copy; here the copy is
-  // spec.instances more instances of the same app, at the lowest free indexes.
-  addCopy (spec, { onProgress = null } = {}) {
-    const count = Math.max(1, spec.instances || 1)
-    return this.run('scale', async (signal) => {
-      const { add } = planScale(this.kept.map((i) => i.index), this.kept.length + count)
-      this.spec = { ...this.spec, instances: this.kept.length + count }
-      this.desiredSpec = { ...this.desiredSpec, instances: this.spec.instances }
-      const added = this.addInstances(add)
-      this.want(added, true)
-      return { name: this.name, action: `started ${count} more (another copy, -f)`, ...(await this.launchAll(added, signal, onProgress)) }
-    })
+  // `xpm start app.js -f` next to a running app.js: another copy (app-scale.js).
+  addCopy (spec, options) {
+    return addCopy(this, spec, options)
   }
 
   // PM2's smart start of a name or id: what runs restarts, what is stopped starts.
@@ -197,39 +180,9 @@ class App {
     })
   }
 
-  // Starts instances at once and collects the ones that did not reach online. A process that
-  // exits with code 0 before it was ready and is not restarted (autorestart off, or 0 in
-  // stop_exit_codes) has finished its job: `finished`, not a failure.
-  async launchAll (instances, signal, onProgress = null, start = (i) => i.start(signal)) {
-    const finished = []
-    const skipped = [] // stopped or deleted by a later command meanwhile: not a failure of this one
-    const outcomes = await Promise.allSettled(instances.map(async (inst) => {
-      try {
-        await start(inst)
-        onProgress?.({ type: 'online', app: this.name, id: inst.id, instance: inst.index, pid: inst.pid })
-      } catch (err) {
-        if (!signal.aborted && inst.status === STATUS.STOPPED && inst.lastExit?.code === 0 && !inst.lastExit.signal) {
-          finished.push(inst.id)
-          onProgress?.({ type: 'finished', app: this.name, id: inst.id, instance: inst.index, code: 0 })
-          return
-        }
-        if (!signal.aborted && err.details?.intent) {
-          skipped.push(inst.id)
-          onProgress?.({ type: 'skipped', app: this.name, id: inst.id, instance: inst.index, reason: err.message })
-          return
-        }
-        if (!signal.aborted) onProgress?.({ type: 'failed', app: this.name, id: inst.id, instance: inst.index, reason: err.message })
-        throw err
-      }
-    }))
-    signal.throwIfAborted()
-    const failures = []
-    for (const [n, o] of outcomes.entries()) {
-      if (o.status !== 'rejected') continue
-      const inst = instances[n]
-      failures.push({ id: inst.id, instance: inst.index, message: o.reason.message, stderr: await this.context.lastErrorLines?.(inst) })
-    }
-    return { ids: instances.map((i) => i.id), failures, finished, ...(skipped.length ? { skipped } : {}) }
+  // Starts instances at once and collects the ones that did not reach online (app-launch.js).
+  launchAll (instances, signal, onProgress = null, start = (i) => i.start(signal)) {
+    return launchAll(this, instances, signal, onProgress, start)
   }
 
   // after: a promise to wait for, in the operation, before the processes are stopped (the stops
@@ -302,31 +255,7 @@ class App {
 
   // `xpm scale`: the change as typed ('4', '+2', '-1'). New instances start when the app runs.
   scale (change) {
-    const parsed = typeof change === 'object' ? change : parseScaleChange(change)
-    return this.run('scale', async (signal) => {
-      const from = this.kept.length
-      const to = scaleTarget(from, parsed)
-      const running = this.running
-      const plan = planScale(this.kept.map((i) => i.index), to)
-      const removed = this.kept.filter((i) => plan.remove.includes(i.index))
-      this.spec = { ...this.spec, instances: to }
-      this.desiredSpec = { ...this.desiredSpec, instances: to }
-      this.want(removed, false, { by: 'scale', removing: true })
-      const added = this.addInstances(plan.add)
-      if (running) this.want(added, true)
-      await this.retire(removed)
-      signal.throwIfAborted()
-      const started = running && added.length ? await this.launchAll(added.filter((i) => i.wanted), signal) : { failures: [] }
-      return {
-        name: this.name,
-        from,
-        to,
-        added: added.map((i) => ({ id: i.id, instance: i.index })),
-        removed: removed.map((i) => ({ id: i.id, instance: i.index })),
-        started: running,
-        failures: started.failures
-      }
-    })
+    return scaleApp(this, change)
   }
 
   // Removes the given instances (all: the app itself) once they are stopped.

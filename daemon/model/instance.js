@@ -1,18 +1,17 @@
 'use strict'
 
 const { performance } = require('node:perf_hooks')
-const { STATUS, assertTransition } = require('../process-state')
-const { decideRestart, policyFromSpec } = require('../restart-policy')
-const { stopProcess } = require('../stop-process')
-const { waitUntilReady } = require('../wait-ready')
-const { holdUnderWatch } = require('../policies/watch-crash')
-const { needsAgentProbes } = require('../health/probe-target')
-const { abortable } = require('./op-lane')
+const { STATUS, assertTransition } = require('./process-state')
+const { stopProcess } = require('./stop-process')
+const { needsAgentProbes } = require('./probe-target')
+const { abortable } = require('../../lib/abortable')
 const { instanceEnv } = require('../../lib/config/instance-env')
 const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
-const { XpmError } = require('../../lib/errors')
-
-const DRAIN = { cmd: 'NODE_XPM_DRAIN' } // see lib/worker/drain.js
+const { setIntent } = require('./instance-intent')
+const { exitEvent } = require('./instance-exit')
+const { readinessOf } = require('./instance-readiness')
+const { replaceProcess } = require('./instance-replace')
+const { instanceJSON } = require('./instance-json')
 
 // One managed process slot: a stable id and instance index that outlive the OS processes that
 // fill it. The Instance owns its processes and its status: nothing else writes either.
@@ -67,24 +66,7 @@ class Instance {
 
   get intentSignal () { return this.intentController.signal }
 
-  // Called by the App when a command is accepted. A slot that stops being wanted cancels the
-  // work bringing it up (a start, a restart, a reload's spare) and its pending crash restart.
-  setIntent ({ wanted = this.wanted, removing = this.removing, by = 'stop' } = {}) {
-    this.removing = removing
-    if (wanted === this.wanted) return
-    this.wanted = wanted
-    if (wanted) {
-      this.finished = false
-      this.endedItself = false
-      this.intentController = new AbortController()
-    } else if (by !== 'finished') { // a process that finished has nothing left to cancel
-      clearTimeout(this.restartTimer)
-      this.restartTimer = null
-      this.intentController.abort(new XpmError('XPM_ERR_CANCELLED', `${this.label} was ${by === 'delete' ? 'deleted' : 'stopped'} meanwhile`,
-        { details: { app: this.name, instance: this.index, id: this.id, cancelledBy: by, intent: true } }))
-    }
-    this.emit('intent', { id: this.id, name: this.name, instance: this.index, wanted })
-  }
+  setIntent (change) { setIntent(this, change) } // model/instance-intent.js
 
   // The work of an operation on this slot: aborted by the operation's own signal (a whole-app
   // stop) or by the slot's intent (a stop of this slot alone).
@@ -143,18 +125,8 @@ class Instance {
     return handle
   }
 
-  readinessOf (handle, { signal = null, label = `${this.label} (pid ${handle.pid})` } = {}) {
-    const spec = this.spec
-    return waitUntilReady(handle, {
-      waitReady: spec.waitReady,
-      expectListen: handle.announcesListening && this.app.listens,
-      listenTimeout: spec.listenTimeout,
-      settleMs: Math.min(spec.minUptime ?? SPEC_DEFAULTS.minUptime, 1000),
-      label,
-      signal,
-      readiness: spec.readiness ?? null,
-      probe: spec.readiness && this.context.prober ? () => this.context.prober.probe(spec.readiness, this.probeTarget(handle), { role: 'readiness' }) : null
-    })
+  readinessOf (handle, options) {
+    return readinessOf(this, handle, options)
   }
 
   // What a probe needs to know about one of this slot's processes (daemon/health/probes.js).
@@ -211,76 +183,7 @@ class Instance {
   }
 
   onExit (handle, exit) {
-    const outcome = this.settleExit(handle, exit)
-    this.emit('exit', {
-      id: this.id,
-      name: this.name,
-      instance: this.index,
-      pid: handle.pid,
-      code: exit.code,
-      signal: exit.signal,
-      ranMs: Math.round(performance.now() - (handle.forkedAt ?? performance.now())),
-      stopCause: handle.stopCause ?? null, // xpm stopped it, and why
-      signalSent: handle.signalSent ?? null, // the last signal `xpm sendSignal` sent it
-      notReady: handle.notReady ?? null,
-      handle,
-      ...outcome // role: 'current' | 'spare' | 'retiring'; next: 'restart' | 'errored' | 'stopped' | null
-    })
-  }
-
-  settleExit (handle, exit) {
-    this.emit('unforked', { instance: this, handle, current: handle === this.handle })
-    const role = handle === this.spare || handle.isSpare ? 'spare' : this.handle === handle ? 'current' : 'retiring'
-    if (handle === this.spare) this.spare = null
-    if (this.retiring.delete(handle) || this.handle !== handle) {
-      this.emit('change')
-      return { role, next: null }
-    }
-    const uptime = handle.notReady ? 0 : performance.now() - this.startedAt
-    this.lastExit = { code: exit.code, signal: exit.signal, at: Date.now(), uptime: Math.round(performance.now() - this.startedAt) }
-    this.onlineSince = 0
-    if (this.status === STATUS.STOPPING || this.status === STATUS.STOPPED) return { role, next: null }
-    if (this.givingUp) {
-      this.lastExit.reason = this.givingUp
-      this.givingUp = null
-      this.setStatus(STATUS.ERRORED, { exit, reason: this.lastExit.reason })
-      return { role, next: 'errored', reason: this.lastExit.reason }
-    }
-    const decision = holdUnderWatch(this.spec, decideRestart({
-      policy: policyFromSpec(this.spec),
-      exit: { ...exit, uptime },
-      crashTimes: this.crashTimes,
-      unstableRuns: this.unstableRuns,
-      now: performance.now()
-    }))
-    const crash = handle.notReady ? 'not ready in time' : exit.signal ? `crash (signal ${exit.signal})` : `crash (exit code ${exit.code})`
-    this.lastExit.reason = decision.action === 'stopped' && !handle.notReady ? decision.reason : crash
-    if (decision.action === 'stopped') {
-      // the process ended and its restart policy keeps it down (autorestart: false, a
-      // stop_exit_code): the app itself finished, so the intent follows (a recovery must not run
-      // a finished job again)
-      this.setIntent({ wanted: false, by: 'finished' })
-      this.endedItself = true
-      this.finished = exit.code === 0 && !exit.signal
-      this.setStatus(STATUS.STOPPED, { exit, reason: decision.reason })
-      return { role, next: 'stopped', reason: this.lastExit.reason }
-    }
-    this.crashTimes = decision.crashTimes
-    this.unstableRuns = decision.unstableRuns
-    if (decision.action === 'errored') {
-      this.lastExit.reason = `${crash}; ${decision.reason}`
-      this.setStatus(STATUS.ERRORED, { exit, reason: decision.reason })
-      return { role, next: 'errored', reason: this.lastExit.reason }
-    }
-    this.lastRestartDelay = decision.delay
-    this.setStatus(STATUS.WAITING, { exit, delay: decision.delay, reason: crash })
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = null
-      if (this.status !== STATUS.WAITING || !this.wanted) return
-      this.noteRestart(crash)
-      this.launch()
-    }, decision.delay)
-    return { role, next: 'restart', delay: decision.delay, reason: crash }
+    this.emit('exit', exitEvent(this, handle, exit))
   }
 
   // ---- what the app's operations call -------------------------------------------------------
@@ -333,58 +236,9 @@ class Instance {
     return this.start(signal)
   }
 
-  // Reload of one cluster slot: a spare is forked beside the current process, and only once it
-  // is ready does it take the slot; the old one then drains and stops. A spare that fails (or a
-  // reload cancelled meanwhile) is stopped and the current process keeps the slot.
-  async replace ({ reason = 'reload', signal = null, step = () => {} } = {}) {
-    signal = this.workSignal(signal)
-    signal.throwIfAborted()
-    const old = this.handle
-    const spare = this.fork()
-    spare.isSpare = true // until it takes the slot
-    this.spare = spare
-    this.emit('change')
-    step({ type: 'fork', id: this.id, instance: this.index, oldPid: old.pid, newPid: spare.pid })
-    try {
-      const how = await this.readinessOf(spare, { signal, label: `replacement ${this.label} (pid ${spare.pid})` })
-      signal?.throwIfAborted()
-      if (how.by === 'listening') this.app.markListening()
-    } catch (err) {
-      if (this.spare === spare) this.spare = null
-      const cancelled = Boolean(signal?.aborted)
-      if (!cancelled) this.emit('replace-failed', { id: this.id, name: this.name, instance: this.index, pid: spare.pid, oldPid: old.pid, cause: reason, reason: err.message })
-      // a spare that listened (readiness probe still failing) may hold keep-alive clients: drain
-      // them as a retiring worker's, so the rollback drops no request
-      spare.send(DRAIN)
-      await this.stopHandle(spare, cancelled ? 'cancelled' : `rolled back (${reason})`, { ...this.spec, killTimeout: Math.min(this.spec.killTimeout ?? SPEC_DEFAULTS.killTimeout, 2000) })
-      throw err
-    }
-    step({ type: 'ready', id: this.id, instance: this.index, newPid: spare.pid })
-
-    const previous = this.handle // the old worker, or whatever crash-restart put in the slot meanwhile
-    clearTimeout(this.restartTimer)
-    this.restartTimer = null
-    this.spare = null
-    spare.isSpare = false
-    this.handle = spare
-    this.givingUp = null
-    this.startedAt = performance.now()
-    this.onlineSince = Date.now()
-    this.readiness = null
-    this.emit('process', spare)
-    if (previous && !previous.exited) this.retiring.add(previous)
-    if (this.status !== STATUS.ONLINE) {
-      if (this.status !== STATUS.LAUNCHING) this.setStatus(STATUS.LAUNCHING)
-      this.setStatus(STATUS.ONLINE)
-    }
-    this.emit('status', { id: this.id, name: this.name, from: STATUS.ONLINE, to: STATUS.ONLINE, pid: spare.pid, reason: 'reloaded' })
-    this.noteRestart(reason)
-    if (previous && !previous.exited) {
-      previous.send(DRAIN)
-      await this.stopHandle(previous, reason)
-    }
-    step({ type: 'stopped', id: this.id, instance: this.index, oldPid: previous?.pid ?? old.pid })
-    return { oldPid: old.pid, newPid: spare.pid }
+  // Reload of one cluster slot (instance-replace.js).
+  replace (options) {
+    return replaceProcess(this, options)
   }
 
   // A policy (memory limit, watch) that keeps restarting this slot gives up: its processes are
@@ -427,39 +281,8 @@ class Instance {
   }
 
   toJSON (metrics) {
-    const latest = metrics?.latest(this.id) ?? null
-    const extra = this.processes().filter((h) => h !== this.handle).map((h) => h.pid)
-    return {
-      id: this.id,
-      name: this.name,
-      namespace: this.spec.namespace ?? 'default',
-      instance: this.index,
-      pid: this.pid,
-      status: this.status,
-      wanted: this.wanted, // the intent: wanted up (the status says how far the processes have come)
-      restarts: this.restarts,
-      uptime: this.status === STATUS.ONLINE && this.onlineSince ? Date.now() - this.onlineSince : 0,
-      createdAt: this.createdAt,
-      mode: this.spec.execMode,
-      cpu: latest?.cpu ?? 0,
-      memory: latest?.memory ?? 0,
-      lastExit: this.lastExit,
-      lastRestartReason: this.lastRestartReason,
-      // with a readiness probe: whether the current process passes it (null without one)
-      ready: this.spec.readiness ? this.status === STATUS.ONLINE && (this.readiness?.ready ?? true) : null,
-      ...(this.readiness && !this.readiness.ready ? { notReadyReason: this.readiness.reason } : {}),
-      ...(extra.length ? { extraPids: extra } : {}),
-      metrics: latest && latest.heapUsed != null
-        ? pick(latest, ['heapUsed', 'heapTotal', 'rss', 'elP50', 'elP95', 'elP99', 'elMax', 'elu', 'at'])
-        : null
-    }
+    return instanceJSON(this, metrics)
   }
-}
-
-function pick (obj, keys) {
-  const out = {}
-  for (const k of keys) out[k] = obj[k]
-  return out
 }
 
 module.exports = { Instance }

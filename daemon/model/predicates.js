@@ -1,8 +1,8 @@
 'use strict'
 
-const { STATUS } = require('../process-state')
+const { STATUS } = require('./process-state')
 
-// The one place that answers "is this instance wanted up / up / ready" for every room that asks
+// The one place that answers "is this instance wanted up / up / ready" for every part of the daemon that asks
 // (prometheus, /readyz, depends_on, health, policies, persistence). "Wanted" comes from the
 // intent the user set (Instance#wanted, written by the App's commands only), never from a status.
 

@@ -2,14 +2,12 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { XpmError } = require('../../lib/errors')
 const { isAlive } = require('../../lib/pid')
-const { writeFileAtomic } = require('../../lib/state/atomic-write')
 const { readSavedState } = require('../../lib/state/read-saved')
-const { serializeState, countInstances, summarizeApps } = require('../../lib/state/state-format')
+const { countInstances } = require('../../lib/state/state-format')
 const { checkHandover } = require('./handover')
-const { appsSnapshot } = require('./snapshot')
 const { registerApps, startRegistered } = require('./restore')
+const { createPersistenceMethods } = require('./methods')
 const { reapOrphans } = require('./reap-orphans')
 const { StateKeeper } = require('./state-keeper')
 const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
@@ -25,6 +23,8 @@ const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
 // Damaged files never lose apps silently (lib/state/read-saved.js): a damaged state.json or
 // dump.pm2 is set aside and its .bak copy used, and the log, the CLI and the notice say so; a
 // stale update.json (handover.js) is ignored and removed.
+// (createPersistence is over 80 lines because prepare, run, the hello and the shutdown steps share
+// the restore plan, the notice and the state keeper; each is short and named.)
 function createPersistence ({ paths, supervisor, logger = null, version = null, resurrect = false, keepState = true, now = Date.now, alive = isAlive, validate = undefined }) {
   const updateFile = path.join(paths.home, 'update.json')
   const daemon = { pid: process.pid, version }
@@ -52,47 +52,13 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
   async function prepare () {
     if (!keepState) return
     await adoptLegacyDump(paths.dumpFile, logger)
-    let stateRead = null
-    try {
-      stateRead = warnDamaged(await load(paths.stateFile, { fallback: true }))
-      previous = stateRead?.state ?? null
-    } catch (err) {
-      logger?.error({ event: 'restore', err }, `ignoring an unreadable ${paths.stateFile}: ${err.message}`)
-    }
-    let source = null
-    try {
-      const update = await load(updateFile)
-      if (update) {
-        const verdict = checkHandover({ update: update.state, previous, now: now(), isAlive: alive })
-        if (verdict.fresh) source = { reason: 'update', ...update }
-        else {
-          logger?.warn({ event: 'restore', file: updateFile, savedAt: update.state.savedAt, writer: update.state.daemon?.pid ?? null }, `ignoring and removing a stale ${updateFile}: ${verdict.why}`)
-          await fs.promises.rm(updateFile, { force: true })
-        }
-      }
-    } catch (err) {
-      logger?.error({ event: 'restore', err }, `ignoring an unreadable ${updateFile}: ${err.message}`)
-    }
-    if (!source && previous && !previous.cleanShutdown) source = { reason: 'crash', ...stateRead }
-    if (!source && resurrect) {
-      try {
-        const dump = warnDamaged(await load(paths.dumpFile, { fallback: true, promote: true }))
-        if (dump) source = { reason: 'resurrect', ...dump }
-      } catch (err) {
-        logger?.error({ event: 'restore', err }, `cannot resurrect: ${err.message}`)
-      }
-    }
+    const chosen = await chooseSource({ paths, updateFile, load, warnDamaged, resurrect, alive, now, logger })
+    previous = chosen.previous
+    const source = chosen.source
     if (!source) return
     const { registered, skipped } = registerApps(supervisor, source.state, { logger, validate })
     plan = { ...source, registered, skipped }
-    notice = {
-      reason: source.reason,
-      apps: registered.length,
-      instances: countInstances(source.state, 'online'),
-      previousPid: previous?.daemon?.pid ?? null,
-      at: now(),
-      ...(source.damaged ? { warning: source.damaged.message } : {})
-    }
+    notice = restoreNotice(source, registered, previous, now())
     const why = { crash: `the previous daemon (pid ${notice.previousPid ?? '?'}) did not shut down cleanly`, update: 'xpm update', resurrect: '--resurrect' }[source.reason]
     logger?.warn({ event: 'restore', reason: source.reason, file: source.from, apps: registered.map((a) => a.name) }, `restoring ${registered.length} app(s) from ${source.from} (${why})`)
   }
@@ -107,19 +73,7 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
     const orphans = previous?.processes ?? []
     keeper.inherit(orphans)
     await keeper.start()
-    if (orphans.length || paths.home) { // with paths.home: also every process with this home's tree tag
-      const specs = new Map((previous?.apps || []).map((a) => [a.spec.name, a.spec]))
-      const reaped = await reapOrphans(orphans, {
-        home: paths.home,
-        specOf: (name) => specs.get(name),
-        stopOptions: (rec) => ({ killSignal: specs.get(rec.name)?.killSignal || 'SIGTERM', killTimeout: specs.get(rec.name)?.killTimeout ?? SPEC_DEFAULTS.killTimeout }),
-        logger
-      }).catch((err) => {
-        logger?.error({ event: 'orphan', err }, `looking for processes of the previous daemon failed: ${err.message}`)
-        return []
-      })
-      if (reaped.length) logger?.warn({ event: 'orphan', stopped: reaped.map((r) => ({ pid: r.pid, app: r.name, outcome: r.outcome })) }, `stopped ${reaped.length} process(es) left by the previous daemon`)
-    }
+    if (orphans.length || paths.home) await reapPrevious(previous, orphans, { paths, logger }) // with paths.home: also every process with this home's tree tag
     keeper.inherit([])
     if (!plan || supervisor.closing) return recovered()
     if (plan.reason === 'update') await fs.promises.rm(updateFile, { force: true }).catch(() => {})
@@ -130,44 +84,20 @@ function createPersistence ({ paths, supervisor, logger = null, version = null, 
     logger?.info({ event: 'restored', reason: plan.reason, results }, `restored ${results.length} app(s)${failed.length ? `; ${failed.length} did not reach online` : ''}`)
   }
 
-  const methods = {
-    save: (params) => serial(async () => {
-      const apps = appsSnapshot(supervisor)
-      // a damaged dump.pm2 is set aside (and dump.pm2.bak put in its place) before the write,
-      // so that it never becomes dump.pm2.bak itself
-      const existing = warnDamaged(await load(paths.dumpFile, { fallback: true, promote: true }).catch(() => null))
-      if (!apps.length && params.force !== true && existing?.state.apps.length) {
-        throw new XpmError('XPM_ERR_SAVE_EMPTY',
-          `No app is managed; saving would replace the ${existing.state.apps.length} app(s) in ${paths.dumpFile} with none. Use \`xpm save --force\` to do it anyway`,
-          { details: { file: paths.dumpFile, saved: existing.state.apps.length } })
-      }
-      await writeFileAtomic(paths.dumpFile, serializeState({ apps, cleanShutdown: true, daemon, now }), { backup: true })
-      return { file: paths.dumpFile, ...summarizeApps(apps), ...(existing?.damaged ? { damaged: existing.damaged } : {}) }
-    }),
-
-    // A damaged dump.pm2: the apps of dump.pm2.bak are started, and the reply says so in
-    // `damaged` (the CLI prints it and exits 1, XPM_ERR_DUMP_DAMAGED).
-    resurrect: () => serial(async () => {
-      const dump = warnDamaged(await load(paths.dumpFile, { fallback: true, promote: true }))
-      if (!dump) return { file: paths.dumpFile, missing: true, results: [] }
-      const { registered, skipped } = registerApps(supervisor, dump.state, { logger, validate })
-      const results = await startRegistered(supervisor, registered)
-      return { file: dump.from, results: [...results, ...skipped], ...(dump.damaged ? { damaged: dump.damaged } : {}) }
-    }),
-
-    // `xpm update`, step 1: the old daemon writes what the new one restores at its start.
-    prepareUpdate: () => serial(async () => {
-      const apps = appsSnapshot(supervisor)
-      await writeFileAtomic(updateFile, serializeState({ apps, cleanShutdown: true, daemon, now }))
-      handover.prepared = true
-      return { file: updateFile, ...summarizeApps(apps) }
-    }),
-
-    ackRestored: () => {
-      notice = null
-      return null
-    }
-  }
+  const methods = createPersistenceMethods({
+    supervisor,
+    paths,
+    updateFile,
+    daemon,
+    handover,
+    serial,
+    load,
+    warnDamaged,
+    logger,
+    validate,
+    now,
+    ackNotice: () => { notice = null }
+  })
 
   return {
     prepare,
@@ -202,6 +132,72 @@ async function adoptLegacyDump (dumpFile, logger) {
   } catch (err) {
     logger?.warn({ event: 'restore', err }, `could not rename ${legacy} to ${dumpFile}: ${err.message}`)
   }
+}
+
+// What a start-up restores, in this order: a fresh update.json (a stale one is removed), else
+// state.json when the previous daemon did not shut down cleanly, else dump.json with --resurrect.
+// → { source: { reason, state, from, damaged? } | null, previous: the last state.json or null }
+async function chooseSource ({ paths, updateFile, load, warnDamaged, resurrect, alive, now, logger }) {
+  let previous = null
+  let stateRead = null
+  try {
+    stateRead = warnDamaged(await load(paths.stateFile, { fallback: true }))
+    previous = stateRead?.state ?? null
+  } catch (err) {
+    logger?.error({ event: 'restore', err }, `ignoring an unreadable ${paths.stateFile}: ${err.message}`)
+  }
+  let source = null
+  try {
+    const update = await load(updateFile)
+    if (update) {
+      const verdict = checkHandover({ update: update.state, previous, now: now(), isAlive: alive })
+      if (verdict.fresh) source = { reason: 'update', ...update }
+      else {
+        logger?.warn({ event: 'restore', file: updateFile, savedAt: update.state.savedAt, writer: update.state.daemon?.pid ?? null }, `ignoring and removing a stale ${updateFile}: ${verdict.why}`)
+        await fs.promises.rm(updateFile, { force: true })
+      }
+    }
+  } catch (err) {
+    logger?.error({ event: 'restore', err }, `ignoring an unreadable ${updateFile}: ${err.message}`)
+  }
+  if (!source && previous && !previous.cleanShutdown) source = { reason: 'crash', ...stateRead }
+  if (!source && resurrect) {
+    try {
+      const dump = warnDamaged(await load(paths.dumpFile, { fallback: true, promote: true }))
+      if (dump) source = { reason: 'resurrect', ...dump }
+    } catch (err) {
+      logger?.error({ event: 'restore', err }, `cannot resurrect: ${err.message}`)
+    }
+  }
+  return { source, previous }
+}
+
+// What the CLI is told once after a restore (hello's `restored`, until ackRestored).
+function restoreNotice (source, registered, previous, at) {
+  return {
+    reason: source.reason,
+    apps: registered.length,
+    instances: countInstances(source.state, 'online'),
+    previousPid: previous?.daemon?.pid ?? null,
+    at,
+    ...(source.damaged ? { warning: source.damaged.message } : {})
+  }
+}
+
+// The processes the previous daemon left (its state.json's, and any with this home's tree tag)
+// are ended before anything is restored, with their apps' kill signal and timeout.
+async function reapPrevious (previous, orphans, { paths, logger }) {
+  const specs = new Map((previous?.apps || []).map((a) => [a.spec.name, a.spec]))
+  const reaped = await reapOrphans(orphans, {
+    home: paths.home,
+    specOf: (name) => specs.get(name),
+    stopOptions: (rec) => ({ killSignal: specs.get(rec.name)?.killSignal || 'SIGTERM', killTimeout: specs.get(rec.name)?.killTimeout ?? SPEC_DEFAULTS.killTimeout }),
+    logger
+  }).catch((err) => {
+    logger?.error({ event: 'orphan', err }, `looking for processes of the previous daemon failed: ${err.message}`)
+    return []
+  })
+  if (reaped.length) logger?.warn({ event: 'orphan', stopped: reaped.map((r) => ({ pid: r.pid, app: r.name, outcome: r.outcome })) }, `stopped ${reaped.length} process(es) left by the previous daemon`)
 }
 
 module.exports = { createPersistence }

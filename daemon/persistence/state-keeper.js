@@ -37,9 +37,7 @@ class StateKeeper {
   }
 
   start () {
-    this.supervisor.on('change', this.onChange)
-    this.supervisor.on('forked', this.onForked)
-    this.supervisor.on('intent', this.onIntent)
+    this.unsubscribe = this.supervisor.subscribe({ change: this.onChange, forked: this.onForked, intent: this.onIntent })
     return this.save()
   }
 
@@ -92,9 +90,7 @@ class StateKeeper {
   freeze () {
     clearTimeout(this.timer)
     this.timer = null
-    this.supervisor.off('change', this.onChange)
-    this.supervisor.off('forked', this.onForked)
-    this.supervisor.off('intent', this.onIntent)
+    this.unsubscribe?.()
     this.frozenApps = appsSnapshot(this.supervisor)
     this.clean = true
     return this.save()

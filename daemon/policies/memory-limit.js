@@ -1,6 +1,6 @@
 'use strict'
 
-const { formatBytes } = require('../../lib/units')
+const { configBytes, formatMb } = require('../../lib/quantity')
 
 // max_memory_restart: is this instance's latest sample over its limit? Pure.
 // A sample taken from an earlier process of the slot (other pid, or taken before the current
@@ -12,7 +12,7 @@ function checkMemory ({ limit, sample, pid, since = 0 }) {
   if (typeof rss !== 'number' || !(rss > limit)) return null
   if (sample.pid !== undefined && sample.pid !== pid) return null
   if (typeof sample.at === 'number' && sample.at < since) return null
-  return { rss, limit, reason: `memory (${formatMb(rss)} > ${formatBytes(limit)})` }
+  return { rss, limit, reason: `memory (${formatMb(rss)} > ${configBytes(limit)})` }
 }
 
 // A sample of the current process, taken since it came online, at or under the limit: the
@@ -22,10 +22,6 @@ function isWithinLimit ({ limit, sample, pid, since = 0 }) {
   if (sample.pid !== undefined && sample.pid !== pid) return false
   if (typeof sample.at === 'number' && sample.at < since) return false
   return sample.memory <= limit
-}
-
-function formatMb (bytes) {
-  return `${(bytes / 1024 / 1024).toFixed(1)}M`
 }
 
 module.exports = { checkMemory, isWithinLimit }

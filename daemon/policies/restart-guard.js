@@ -1,6 +1,6 @@
 'use strict'
 
-const { countRestart, policyFromSpec } = require('../restart-policy')
+const { countRestart, policyFromSpec } = require('../model/restart-policy')
 
 // Memory-limit and watch restarts go through the crash-loop accounting of restart-policy.js, per
 // instance and with the app's own max_restarts, restart_window, min_uptime and backoff: a policy

@@ -10,6 +10,7 @@ const path = require('node:path')
 // folder is watched and only that name reported.
 //
 // onChange(absPath) for every change not ignored; ready resolves once the initial walk is done.
+// (Over 80 lines because it is six small named functions around the two maps they share.)
 function watchTree (roots, { ignored = () => false, onChange, onError = () => {} }) {
   const watchers = new Map() // dir → FSWatcher
   const onlyNames = new Map() // dir → Set of file names, for file roots

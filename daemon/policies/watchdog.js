@@ -1,6 +1,6 @@
 'use strict'
 
-const { formatBytes, formatDuration } = require('../../lib/units')
+const { configBytes, configDuration, formatMb } = require('../../lib/quantity')
 
 // The watchdog's judgement of one process: is its event loop blocked, is its heap too big? Pure:
 // the agent's reports and a clock in, a verdict out.
@@ -49,8 +49,8 @@ function judgeLoop ({ limit, reports, since, now, intervalMs = 1000, windowMs = 
     p99: lowest,
     silentMs: silent ? silentMs : 0,
     reason: silent
-      ? `event loop blocked: p99 ≥ ${seconds(lowest)}, no report (max_event_loop_delay ${formatDuration(limit)})`
-      : `event loop blocked: p99 ${seconds(lowest)} (max_event_loop_delay ${formatDuration(limit)})`
+      ? `event loop blocked: p99 ≥ ${seconds(lowest)}, no report (max_event_loop_delay ${configDuration(limit)})`
+      : `event loop blocked: p99 ${seconds(lowest)} (max_event_loop_delay ${configDuration(limit)})`
   }
 }
 
@@ -70,7 +70,7 @@ function judgeHeap ({ limit, heaps }) {
   const recent = heaps.slice(-HEAP_REPORTS)
   if (!recent.every((h) => typeof h === 'number' && h > limit)) return null
   const heapUsed = recent[recent.length - 1]
-  return { heapUsed, reason: `heap (${(heapUsed / 1024 / 1024).toFixed(1)}M > ${formatBytes(limit)})` }
+  return { heapUsed, reason: `heap (${formatMb(heapUsed)} > ${configBytes(limit)})` }
 }
 
 // How many reports to keep per process: enough for the longest window.

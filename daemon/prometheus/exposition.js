@@ -2,8 +2,8 @@
 
 const { performance } = require('node:perf_hooks')
 const { Registry, Gauge, Counter } = require('prom-client')
-const { STATUS } = require('../process-state')
-const { isReady } = require('../readiness')
+const { STATUS } = require('../model/process-state')
+const { isReady } = require('../model/readiness')
 
 // The Prometheus text exposition of the daemon's apps, built from what the daemon already holds
 // in memory: the instances' status and counters, and the latest metric samples (daemon/metrics).
@@ -46,25 +46,8 @@ function createExposition ({ supervisor, metrics = null, version }) {
     }
   })
 
-  family(Gauge, 'xpm_process_up', 'Whether the process is online (1) or not (0: launching, stopping, stopped, errored, waiting restart).',
-    (inst) => inst.status === STATUS.ONLINE ? 1 : 0)
-  family(Gauge, 'xpm_process_ready', 'Whether the process is ready to take traffic (1) or not (0).',
-    (inst) => isReady(inst) ? 1 : 0)
-  family(Counter, 'xpm_process_restarts_total', 'Restarts of this process slot (crashes, restarts, reloads, policy restarts); `xpm reset` sets it back to 0.',
-    (inst) => inst.restarts)
-  family(Counter, 'xpm_process_cpu_seconds_total', 'CPU time (user and system) the current OS process of the slot has used, in seconds.',
-    (inst, point) => point ? metrics.cpuSeconds?.(inst.id) ?? null : null)
-  family(Gauge, 'xpm_process_resident_memory_bytes', 'Resident memory (RSS) of the process, in bytes.',
-    (inst, point) => point?.memory ?? null)
-  family(Gauge, 'xpm_process_heap_used_bytes', 'V8 heap used, as the xpm agent last reported it (Node processes with metrics on).',
-    (inst, point) => point?.heapUsed ?? null)
-  family(Gauge, 'xpm_process_heap_total_bytes', 'V8 heap size, as the xpm agent last reported it.',
-    (inst, point) => point?.heapTotal ?? null)
+  processFamilies(family, metrics)
   registry.registerMetric(loopDelaySummary(() => rows))
-  family(Gauge, 'xpm_process_event_loop_utilization', 'Share of time the event loop was busy over the agent\'s last report interval (0 to 1).',
-    (inst, point) => point?.elu ?? null)
-  family(Gauge, 'xpm_process_start_time_seconds', 'When the current OS process of the slot started, in seconds since the Unix epoch.',
-    (inst) => inst.pid && inst.startedAt ? Math.round(performance.timeOrigin + inst.startedAt) / 1000 : null)
 
   const info = new Gauge({ name: 'xpm_daemon_info', help: 'The xpm daemon serving these metrics; always 1.', labelNames: ['version'], registers: [registry] })
   info.set({ version }, 1)
@@ -75,25 +58,7 @@ function createExposition ({ supervisor, metrics = null, version }) {
     collect () { this.set(supervisor.apps.size) }
   })
 
-  // Reload jobs by outcome, counted as they end (user reloads and policy restarts alike).
-  const reloads = new Counter({ name: 'xpm_reloads_total', help: 'Reload jobs of an app that ended, by result: success, failed (a replacement was not ready: the old workers kept serving) or cancelled (by a stop or delete).', labelNames: ['app', 'result'], registers: [registry] })
-  const counted = new Map() // app → the results it has series for
-  const onReloaded = ({ app, result }) => {
-    const label = RESULTS.includes(result) ? result : 'failed'
-    reloads.inc({ app, result: label })
-    if (!counted.has(app)) counted.set(app, new Set())
-    counted.get(app).add(label)
-  }
-  // a deleted app's series go with it (names come and go; the series must not pile up)
-  const onChange = () => {
-    for (const [app, results] of counted) {
-      if (supervisor.apps.has(app)) continue
-      for (const result of results) reloads.remove({ app, result })
-      counted.delete(app)
-    }
-  }
-  supervisor.on('reloaded', onReloaded)
-  supervisor.on('change', onChange)
+  const unsubscribe = countReloads(registry, supervisor)
 
   let rendering = null // the render under way
   let next = null // the one the scrapes that came meanwhile wait for
@@ -128,11 +93,52 @@ function createExposition ({ supervisor, metrics = null, version }) {
       next ??= rendering.then(noop, noop).then(() => { next = null; return renderOnce() })
       return next
     },
-    close () {
-      supervisor.off('reloaded', onReloaded)
-      supervisor.off('change', onChange)
+    close: unsubscribe
+  }
+}
+
+// The per-process families, each value from the scrape's snapshot: (inst, latest point).
+function processFamilies (family, metrics) {
+  family(Gauge, 'xpm_process_up', 'Whether the process is online (1) or not (0: launching, stopping, stopped, errored, waiting restart).',
+    (inst) => inst.status === STATUS.ONLINE ? 1 : 0)
+  family(Gauge, 'xpm_process_ready', 'Whether the process is ready to take traffic (1) or not (0).',
+    (inst) => isReady(inst) ? 1 : 0)
+  family(Counter, 'xpm_process_restarts_total', 'Restarts of this process slot (crashes, restarts, reloads, policy restarts); `xpm reset` sets it back to 0.',
+    (inst) => inst.restarts)
+  family(Counter, 'xpm_process_cpu_seconds_total', 'CPU time (user and system) the current OS process of the slot has used, in seconds.',
+    (inst, point) => point ? metrics.cpuSeconds?.(inst.id) ?? null : null)
+  family(Gauge, 'xpm_process_resident_memory_bytes', 'Resident memory (RSS) of the process, in bytes.',
+    (inst, point) => point?.memory ?? null)
+  family(Gauge, 'xpm_process_heap_used_bytes', 'V8 heap used, as the xpm agent last reported it (Node processes with metrics on).',
+    (inst, point) => point?.heapUsed ?? null)
+  family(Gauge, 'xpm_process_heap_total_bytes', 'V8 heap size, as the xpm agent last reported it.',
+    (inst, point) => point?.heapTotal ?? null)
+  family(Gauge, 'xpm_process_event_loop_utilization', 'Share of time the event loop was busy over the agent\'s last report interval (0 to 1).',
+    (inst, point) => point?.elu ?? null)
+  family(Gauge, 'xpm_process_start_time_seconds', 'When the current OS process of the slot started, in seconds since the Unix epoch.',
+    (inst) => inst.pid && inst.startedAt ? Math.round(performance.timeOrigin + inst.startedAt) / 1000 : null)
+}
+
+// Reload jobs by outcome, counted as they end (user reloads and policy restarts alike).
+// → dispose
+function countReloads (registry, supervisor) {
+  const reloads = new Counter({ name: 'xpm_reloads_total', help: 'Reload jobs of an app that ended, by result: success, failed (a replacement was not ready: the old workers kept serving) or cancelled (by a stop or delete).', labelNames: ['app', 'result'], registers: [registry] })
+  const counted = new Map() // app → the results it has series for
+  const onReloaded = ({ app, result }) => {
+    const label = RESULTS.includes(result) ? result : 'failed'
+    reloads.inc({ app, result: label })
+    if (!counted.has(app)) counted.set(app, new Set())
+    counted.get(app).add(label)
+  }
+  // a deleted app's series go with it (names come and go; the series must not pile up)
+  const onChange = () => {
+    for (const [app, results] of counted) {
+      if (supervisor.apps.has(app)) continue
+      for (const result of results) reloads.remove({ app, result })
+      counted.delete(app)
     }
   }
+  return supervisor.subscribe({ reloaded: onReloaded, change: onChange })
 }
 
 // xpm_process_event_loop_delay_seconds: the agent reports quantiles of the loop delay over its

@@ -7,7 +7,7 @@ const { parseMetricsAddress, formatAddress } = require('./address')
 // The daemon's HTTP endpoint, off by default: GET /metrics (the Prometheus text format, see
 // exposition.js), /livez and /readyz (daemon/runtime/probes.js), on the address XPM_METRICS names
 // (read by the daemon at start) or xpm-runtime's --metrics-address. It is opened before the
-// daemon's rooms exist (xpm-runtime opens it first, so a port in use fails the container before
+// supervisor and its observers exist (xpm-runtime opens it first, so a port in use fails the container before
 // any app starts) and attached to them once they do; until then /metrics and /readyz answer 503.
 //
 // The daemon's loop is sacred: a scrape reads no file itself. It asks the sampler for the

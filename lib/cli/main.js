@@ -1,5 +1,7 @@
 'use strict'
 
+// over 300 lines because it is commander's whole command table in one place (each command's
+// name, aliases, flags and help); the actions themselves live in lib/cli/commands/.
 const { action, configureOutput } = require('./run')
 
 // Commands whose options come from the app option table (lib/config/options.js): it is loaded

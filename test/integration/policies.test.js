@@ -40,12 +40,12 @@ test('watch: a change restarts once (debounced) with its path as the reason; ign
 
   for (let i = 0; i < 3; i++) {
     fs.appendFileSync(path.join(dir, 'app.js'), `\n// edit ${i}\n`)
-    await delay(50)
+    await delay(50) // spacing the edits inside one watch delay, not waiting for a condition
   }
   const after = await waitFor(async () => { const [p] = await h.jlist(); return p.restarts >= 1 && p.status === 'online' && p }, { message: 'a watch restart' })
   assert.notEqual(after.pid, first.pid)
   assert.equal(after.lastRestartReason, 'watch: app.js')
-  await delay(900)
+  await delay(900) // observing that no second restart comes within three watch delays
   assert.equal((await h.jlist())[0].restarts, 1, 'three quick edits restart once')
   const restartEvents = daemonEvents(h.home).filter((e) => e.event === 'restart' && e.app === 'w')
   assert.deepEqual(restartEvents.map((e) => e.reason), ['watch: app.js'])
@@ -54,7 +54,7 @@ test('watch: a change restarts once (debounced) with its path as the reason; ign
 
   assert.equal((await h.run(['stop', 'w'])).code, 0)
   fs.appendFileSync(path.join(dir, 'app.js'), '\n// edit while stopped\n')
-  await delay(900)
+  await delay(900) // observing that a stopped app is not restarted by the watch
   const [stopped] = await h.jlist()
   assert.equal(stopped.status, 'stopped')
   assert.equal(stopped.restarts, 1)

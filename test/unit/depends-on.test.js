@@ -69,7 +69,7 @@ test('a migration job must exit 0 before the app that depends on it starts; the 
   await waitFor(() => launchedApps().includes('migrate'))
   const job = fake.launched.find((h) => h.spec.name === 'migrate')
   await waitFor(() => supervisor.apps.get('migrate').instances[0].status === 'online')
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  await new Promise((resolve) => setTimeout(resolve, 50)) // observing that nothing else is launched meanwhile
   assert.deepEqual(launchedApps(), ['migrate'], 'api and web wait while the migration runs')
   assert.deepEqual(supervisor.list().map((p) => [p.name, p.status]).sort(), [['api', 'stopped'], ['migrate', 'online'], ['web', 'stopped']])
   job.markExited(0, null)
@@ -144,7 +144,7 @@ test('the daemon refuses a start whose apps depend on each other in a circle (a 
   const specs = [spec('job', [], { autorestart: false }), ...Array.from({ length: 30 }, (_, i) => spec(`w${i}`, ['job']))]
   const starting = supervisor.start(specs)
   await waitFor(() => launchedApps().includes('job'))
-  await new Promise((resolve) => setTimeout(resolve, 20))
+  await new Promise((resolve) => setTimeout(resolve, 20)) // observing that the waiting apps add no listener meanwhile
   assert.ok(supervisor.listenerCount('change') <= before + 1, `${supervisor.listenerCount('change')} listeners`)
   fake.launched[0].markExited(0, null)
   const results = await starting

@@ -1,12 +1,14 @@
 'use strict'
 
 // The watchdog (max_event_loop_delay, max_heap): the pure judgement over agent reports, and the
-// room that feeds it (injected clock, fake supervisor and handles).
+// tracker that feeds it (policies/watchdog-tracker.js) (injected clock, fake supervisor and handles).
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
+const { waitFor } = require('../helpers/wait')
 const { EventEmitter } = require('node:events')
+const { EventBus } = require('../../daemon/event-bus')
 const { judgeLoop, judgeHeap, windowFor } = require('../../daemon/policies/watchdog')
-const { createWatchdog, TICK_MS } = require('../../daemon/policies/watchdog-room')
+const { createWatchdog, TICK_MS } = require('../../daemon/policies/watchdog-tracker')
 const { fakeClock } = require('../helpers/fake-clock')
 const fakeTime = () => { const c = fakeClock(); return Object.assign(c, { advance: c.advanceSync }) }
 
@@ -54,7 +56,7 @@ test('max_heap: over the limit in two reports in a row', () => {
 })
 
 function world (spec) {
-  const supervisor = new EventEmitter()
+  const supervisor = new EventBus()
   const handle = new EventEmitter()
   Object.assign(handle, { pid: 100, exited: false, reportsBoot: true })
   const inst = { id: 0, index: 0, name: spec.name, label: `${spec.name}[0]`, status: 'online', handle, spec, startedAt: 0 }
@@ -62,7 +64,7 @@ function world (spec) {
   return { supervisor, handle, inst }
 }
 
-test('the room: reports are judged as they come, silence on its tick; one verdict per process', () => {
+test('the tracker: reports are judged as they come, silence on its tick; one verdict per process', () => {
   const time = fakeTime()
   const spec = { name: 'w', maxEventLoopDelay: 1000, maxHeap: null, metrics: true }
   const { supervisor, handle, inst } = world(spec)
@@ -89,7 +91,7 @@ test('the room: reports are judged as they come, silence on its tick; one verdic
   dog.close()
 })
 
-test('the room: max_heap from the reports; an app without the agent\'s metrics is not watched', () => {
+test('the tracker: max_heap from the reports; an app without the agent\'s metrics is not watched', () => {
   const time = fakeTime()
   const spec = { name: 'h', maxEventLoopDelay: null, maxHeap: 50 * 1024 * 1024, metrics: true }
   const { supervisor, handle, inst } = world(spec)
@@ -137,9 +139,7 @@ test('a watched process\'s agent reports at the full rate, every interval, chang
   schedule.booted()
   const keep = setInterval(() => {}, 50)
   t.after(() => clearInterval(keep))
-  const deadline = Date.now() + 5000
-  while (reports.length < 6 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
-  assert.ok(reports.length >= 6, `${reports.length} reports`)
+  await waitFor(() => reports.length >= 6, { timeout: 5000, interval: 50, message: 'six reports' })
   assert.equal(schedule.reporter.heartbeat, true)
   assert.ok(reports.every((r) => r['xpm:agent'] === 'metrics'))
 })

@@ -1,20 +1,20 @@
 'use strict'
 
-// The journal room (daemon/journal/index.js) records what the supervisor's events say, and
+// The journal (daemon/journal/index.js) records what the supervisor's events say, and
 // `xpm why` (lib/cli/render-why.js) says it in words.
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { EventEmitter } = require('node:events')
+const { EventBus } = require('../../daemon/event-bus')
 const { createJournal } = require('../../daemon/journal')
 const { renderWhy, lastEventLine, duration } = require('../../lib/cli/render-why')
 
 function world (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-journal-room-'))
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-journal-why-'))
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
-  const supervisor = new EventEmitter()
+  const supervisor = new EventBus()
   const app = { name: 'api', deleting: false, instances: [] }
   const inst = { id: 0, index: 0, name: 'api', pid: 200, restarts: 1, app }
   app.instances.push(inst)
@@ -67,7 +67,7 @@ test('a new daemon reads the journal from disk; a deleted app\'s journal goes', 
   const { supervisor, journal, dir, app, inst } = world(t)
   supervisor.emit('exit', { id: 0, name: 'api', instance: 0, pid: 100, code: null, signal: 'SIGKILL', ranMs: 65000, role: 'current', next: 'restart', delay: 0 })
   await journal.idle()
-  const later = createJournal({ supervisor: new EventEmitter(), dir })
+  const later = createJournal({ supervisor: new EventBus(), dir })
   const [entry] = await later.entries({ app: 'api' })
   assert.deepEqual(entry.cause, { by: 'outside', kind: 'killed', detail: 'SIGKILL' })
   assert.match(renderWhy([entry], { now: entry.at }), /killed by signal SIGKILL, not sent by xpm .* after running 1m 5s; restarting at once/)

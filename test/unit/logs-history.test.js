@@ -6,7 +6,6 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { PassThrough } = require('node:stream')
-const { setTimeout: sleep } = require('node:timers/promises')
 const { createLogSink } = require('../../daemon/logs')
 const { waitFor } = require('../helpers/wait')
 
@@ -106,7 +105,7 @@ test('a tail taken while a writer floods: history then live is one unbroken run'
   const history = await sink.tailAndSubscribe(ALL, 1500, (l) => live.push(l))
   await feeding
   await waitFor(() => sink.stats().lines === total)
-  await sleep(10)
+  await waitFor(() => seqOf(live.at(-1) ?? history.at(-1)) === total - 1, { message: 'the last line delivered live' })
   const seqs = [...history, ...live].map(seqOf)
   assert.equal(history.length, 1500)
   seqs.forEach((n, i) => assert.equal(n, seqs[0] + i, `at ${i}`))

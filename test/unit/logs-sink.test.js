@@ -76,7 +76,7 @@ test('a very long line without newline keeps memory bounded and is written in pi
   let maxBuffered = 0
   for (let i = 0; i < 64; i++) {
     stdout.write(Buffer.alloc(32 * 1024, 'x'))
-    await sleep(0)
+    await sleep(0) // a turn of the loop for the sink to read, not a wait for a condition
     maxBuffered = Math.max(maxBuffered, sink.stats().bufferedBytes)
   }
   stdout.end('\n')

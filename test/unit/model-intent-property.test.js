@@ -29,11 +29,15 @@ const command = fc.oneof(
 
 const turn = () => new Promise(setImmediate)
 
-async function settle (sup, fake) {
-  for (let n = 0; n < 2000; n++) {
+// Until nothing is in flight, within a deadline (the fake processes stop on timers: kill_timeout
+// 50 ms; a count of turns would run out first on a loaded machine).
+async function settle (sup) {
+  const deadline = Date.now() + 10000
+  while (Date.now() < deadline) {
     await turn()
     const busy = [...sup.apps.values()].some((app) => app.lane.busy || app.instances.some((i) => i.stopping || ['launching', 'stopping', 'waiting restart'].includes(i.status) || (i.wanted && i.status === 'stopped')))
     if (!busy) return
+    await new Promise((resolve) => setTimeout(resolve, 2))
   }
   throw new Error(`never settled: ${JSON.stringify(sup.list().map((p) => [p.name, p.instance, p.status, p.wanted]))}`)
 }
@@ -78,7 +82,7 @@ async function run (commands) {
     await turn()
   }
   await Promise.all(pending)
-  await settle(sup, fake)
+  await settle(sup)
   const mine = new Set()
   for (const inst of sup.allInstances()) {
     const live = inst.processes()

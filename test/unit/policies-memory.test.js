@@ -3,7 +3,7 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const { checkMemory } = require('../../daemon/policies/memory-limit')
-const { holdUnderWatch } = require('../../daemon/policies/watch-crash')
+const { holdUnderWatch } = require('../../daemon/model/watch-crash')
 
 const MB = 1024 * 1024
 

@@ -3,6 +3,7 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const { EventEmitter } = require('node:events')
+const { EventBus } = require('../../daemon/event-bus')
 const { createPolicies } = require('../../daemon/policies')
 const { waitFor } = require('../helpers/wait')
 
@@ -11,7 +12,7 @@ const MB = 1024 * 1024
 // A supervisor with one app of two instances, and a reloader that records which instance was
 // replaced and with which reason.
 function setup (spec) {
-  const supervisor = new EventEmitter()
+  const supervisor = new EventBus()
   const app = { name: 'api', spec: { name: 'api', cwd: '/tmp', watch: false, cronRestart: null, maxMemoryRestart: null, ...spec }, instances: [] }
   app.instances = [0, 1].map((index) => ({ id: index, index, app, name: 'api', status: 'online', pid: 100 + index, onlineSince: 0 }))
   supervisor.apps = new Map([['api', app]])
@@ -56,7 +57,7 @@ test('cron is armed while the app runs, disarmed by a user stop, re-armed by the
 })
 
 test('an app registered stopped (restored, never launched) arms nothing until it launches', (t) => {
-  const supervisor = new EventEmitter()
+  const supervisor = new EventBus()
   const app = { name: 'job', spec: { name: 'job', cwd: '/tmp', watch: false, cronRestart: '0 3 * * *', maxMemoryRestart: null }, instances: [] }
   app.instances = [{ id: 5, index: 0, app, name: 'job', status: 'stopped', pid: 0 }]
   supervisor.apps = new Map([['job', app]])

@@ -3,6 +3,7 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const { EventEmitter } = require('node:events')
+const { EventBus } = require('../../daemon/event-bus')
 const { createPolicies } = require('../../daemon/policies')
 const { createRestartGuard } = require('../../daemon/policies/restart-guard')
 
@@ -35,7 +36,7 @@ const settle = () => new Promise(setImmediate)
 // One app, one instance; a reload restarts it at once (new pid, new start time) and giveUp makes
 // it errored, as the model does.
 function setup (spec, time) {
-  const supervisor = new EventEmitter()
+  const supervisor = new EventBus()
   const app = { name: 'api', spec: { name: 'api', cwd: '/tmp', watch: false, cronRestart: null, maxMemoryRestart: 80 * MB, ...spec }, instances: [] }
   const inst = { id: 0, index: 0, app, name: 'api', spec: app.spec, status: 'online', pid: 100, startedAt: time.now(), onlineSince: 1, restarts: 0, label: 'api[0]' }
   app.instances = [inst]

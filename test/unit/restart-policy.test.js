@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { decideRestart, countRestart, backoffDelay, DEFAULT_POLICY } = require('../../daemon/restart-policy')
+const { decideRestart, countRestart, backoffDelay, DEFAULT_POLICY } = require('../../daemon/model/restart-policy')
 
 const policy = (over = {}) => ({ ...DEFAULT_POLICY, ...over })
 const crash = (uptime, code = 1) => ({ code, signal: null, uptime })

@@ -1,7 +1,7 @@
 'use strict'
 
 const { homePaths } = require('../../paths')
-const { isAlive } = require('../../pid')
+const { waitPidGone } = require('../../pid')
 const { XpmError } = require('../../errors')
 
 async function ping (ctx) {
@@ -57,9 +57,7 @@ async function killOverSocket (paths, socketTimeout) {
   } finally {
     client.close()
   }
-  const deadline = Date.now() + 60000
-  while (isAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20)) // not our child: polled
-  return { pid, exited: !isAlive(pid) }
+  return { pid, exited: await waitPidGone(pid, { timeoutMs: 60000 }) }
 }
 
 module.exports = { ping, kill }

@@ -6,7 +6,7 @@ const { performance } = require('node:perf_hooks')
 const { setTimeout: delay } = require('node:timers/promises')
 const { XpmError } = require('../../errors')
 const { homePaths } = require('../../paths')
-const { isAlive } = require('../../pid')
+const { waitPidGone } = require('../../pid')
 
 // `xpm update`: the running daemon writes its apps to XPM_HOME/update.json, stops them and
 // exits; a daemon started from the installed code restores that file on its own. Listening
@@ -152,9 +152,7 @@ async function stopDaemon (client, pid, paths) {
     try { process.kill(pid, 'SIGTERM') } catch {}
   }
   if (!pid) return
-  const deadline = Date.now() + 120000
-  while (isAlive(pid) && Date.now() < deadline) await delay(20) // waiting for the old daemon's exit
-  if (isAlive(pid)) throw new XpmError('XPM_ERR_TIMEOUT', `the old daemon (pid ${pid}) did not exit; see ${paths.daemonLog}`)
+  if (!(await waitPidGone(pid, { timeoutMs: 120000 }))) throw new XpmError('XPM_ERR_TIMEOUT', `the old daemon (pid ${pid}) did not exit; see ${paths.daemonLog}`)
 }
 
 function readPid (paths) {

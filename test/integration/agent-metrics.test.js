@@ -107,7 +107,7 @@ test('XPM_AGENT=0 turns the agent off', async () => {
 test("without XPM_METRICS_INTERVAL the agent follows the daemon's schedule: silent until told, then every interval, only what changed; the app never sees the schedule", async () => {
   const { child, raw, others } = start('own-messages.js', { XPM_METRICS_INTERVAL: '' })
   // Booted plus the one-second start delay, and more: no schedule, no report.
-  await delay(1500)
+  await delay(1500) // observing that nothing is reported for a bounded time
   assert.equal(raw.length, 0)
   child.send({ cmd: 'NODE_XPM_METRICS', intervalMs: 200 })
   await waitFor(() => raw.length >= 6, { timeout: 10000 })
@@ -116,9 +116,9 @@ test("without XPM_METRICS_INTERVAL the agent follows the daemon's schedule: sile
   assert.ok(raw.slice(1).some((r) => Object.keys(r.data).length < keys.length), `later reports carry what changed: ${JSON.stringify(raw.map((r) => Object.keys(r.data)))}`)
   // Rate 0: reports stop (the histogram is off too).
   child.send({ cmd: 'NODE_XPM_METRICS', intervalMs: 0 })
-  await delay(300)
+  await delay(300) // a report already on its way lands; then nothing more for a bounded time
   const count = raw.length
-  await delay(800)
+  await delay(800) // observing that no report comes
   assert.equal(raw.length, count)
   // The app's own message channel saw none of it.
   child.send('ping')

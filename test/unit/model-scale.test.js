@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { parseScaleChange, scaleTarget, planScale } = require('../../daemon/policies/scale')
+const { parseScaleChange, scaleTarget, planScale } = require('../../daemon/model/scale')
 
 test('n, +n and -n; anything else is a bad argument', () => {
   assert.deepEqual(parseScaleChange('4'), { op: 'set', n: 4 })

@@ -1,8 +1,8 @@
 'use strict'
 
-const { XpmError } = require('../lib/errors')
-const { describeProbe } = require('../lib/config/health-types')
-const { passReadiness } = require('./health/gate')
+const { XpmError } = require('../../lib/errors')
+const { describeProbe } = require('../../lib/config/health-types')
+const { passReadiness } = require('./readiness-gate')
 
 // Resolves when a freshly launched process can take traffic; rejects with the reason when it
 // exits first or is not ready within listenTimeout.

@@ -1,16 +1,16 @@
 'use strict'
 
-// The health room (daemon/health/index.js): readiness and liveness loops of online processes,
+// The health checks (daemon/health/index.js): readiness and liveness loops of online processes,
 // driven by an injected clock, a fake prober and fake policies.
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const { EventEmitter } = require('node:events')
+const { EventBus } = require('../../daemon/event-bus')
 const { createHealth } = require('../../daemon/health')
 const { parseProbe } = require('../../lib/config/health-types')
 const { fakeClock: fakeTime } = require('../helpers/fake-clock')
 
 function world (spec) {
-  const supervisor = new EventEmitter()
+  const supervisor = new EventBus()
   const handle = { pid: 100, exited: false }
   const inst = {
     id: 3,

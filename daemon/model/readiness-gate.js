@@ -1,6 +1,6 @@
 'use strict'
 
-const { countResult, NOT_YET } = require('./counter')
+const { countResult, NOT_YET } = require('./probe-counter')
 
 // The readiness gate of one process: resolves once its readiness probe has passed
 // successThreshold times in a row. After initialDelay, the probe runs every

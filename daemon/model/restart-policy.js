@@ -1,6 +1,7 @@
 'use strict'
 
-const { SPEC_DEFAULTS } = require('../lib/config/spec-defaults')
+const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
+const { formatMs } = require('../../lib/quantity')
 
 // What to do when a process exits on its own, or a policy (memory limit, watch) wants to restart
 // it. Pure: plain values in, a decision out. Both go through the same crash-loop accounting:
@@ -48,10 +49,6 @@ function countRestart ({ policy, uptime, times = [], unstableRuns = 0, now, what
 function backoffDelay (unstableRuns, { expBackoffRestartDelay, maxBackoffDelay }) {
   if (unstableRuns === 0 || !expBackoffRestartDelay) return 0
   return Math.min(expBackoffRestartDelay * 2 ** (unstableRuns - 1), maxBackoffDelay)
-}
-
-function formatMs (ms) {
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`
 }
 
 // The policy's fields, with the option table's defaults (lib/config/options.js).

@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { normalizeSignal, sendSignal } = require('../../daemon/policies/signal')
+const { normalizeSignal, sendSignal } = require('../../daemon/commands/signal')
 
 test('signal names: any case, with or without SIG; unknown names and non-strings are refused', () => {
   assert.equal(normalizeSignal('SIGUSR2'), 'SIGUSR2')

@@ -1,7 +1,7 @@
 'use strict'
 
 const { STATUS } = require('./process-state')
-const { isWantedUp } = require('./model/predicates')
+const { isWantedUp } = require('./predicates')
 
 // Zero-downtime reload of some instances of one app, run as one operation of that app (see
 // model/app.js), so a CLI that goes away changes nothing and nothing else interleaves with it.
@@ -70,7 +70,7 @@ async function reloadInstances (app, selected, { spec = null, reason = 'reload',
 async function failure (app, inst, err, { replaced }) {
   const m = /^(replacement )?\S+\[\d+\] \(pid (\d+)\) (.*)$/s.exec(err.message)
   const pid = m ? Number(m[2]) : null
-  const stderr = pid ? await app.context.lastErrorLines(inst, { pid }).catch(() => []) : []
+  const stderr = pid && app.context.lastErrorLines ? await app.context.lastErrorLines(inst, { pid }).catch(() => []) : []
   return {
     id: inst.id,
     label: inst.label,

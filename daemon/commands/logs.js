@@ -1,0 +1,62 @@
+'use strict'
+
+const { XpmError } = require('../../lib/errors')
+const { target, isAll, optionalBoolean, optionalSubset, optionalFields, lineCount } = require('./params')
+
+// The socket methods that read: logs, flush, and the live feed of `xpm monit` (subscribe).
+// ctx: { supervisor, logSink, metrics } (daemon/methods.js).
+
+// Live process list (about 1 Hz, after each metrics sample) and log lines for `xpm monit`.
+// A processes subscriber keeps the metrics at the full rate until it goes (metrics.watch()).
+async function subscribe ({ supervisor, metrics, logSink }, params, conn) {
+  const topics = new Set(optionalSubset(params, 'topics', ['processes', 'logs'], ['processes']))
+  const fields = optionalFields(params)
+  if (topics.has('processes') && metrics) {
+    const onSample = () => conn.push('processes', supervisor.list({ fields }))
+    metrics.on('sample', onSample)
+    const release = metrics.watch()
+    conn.onClose(() => {
+      metrics.off('sample', onSample)
+      release()
+    })
+    await metrics.fresh()
+  }
+  if (topics.has('logs') && logSink) {
+    const unsubscribe = logSink.subscribe({ names: null, ids: null, streams: new Set(['out', 'err']) }, (line) => conn.push('log', line))
+    conn.onClose(unsubscribe)
+  }
+  const history = metrics ? metrics.recent(supervisor.allInstances().map((i) => i.id), { fields }) : {}
+  return { processes: supervisor.list({ fields }), history }
+}
+
+// perFile: the last `lines` lines of each log file (PM2's way), in file order, and the files
+// with their line counts; otherwise the last `lines` lines of all of them together.
+async function logs ({ supervisor, logSink }, params, conn) {
+  if (!logSink) throw new XpmError('XPM_ERR_UNKNOWN_METHOD', 'This daemon has no log sink')
+  const name = target(params, { optional: true })
+  const filter = { names: null, ids: null, streams: new Set(optionalSubset(params, 'streams', ['out', 'err'], ['out', 'err'])) }
+  const lines = lineCount(params)
+  const follow = optionalBoolean(params, 'follow', true)
+  const perFile = optionalBoolean(params, 'perFile', false)
+  if (!isAll(name)) {
+    // whole apps by name (their lines read back from files carry no id); a process id alone: its lines
+    const targets = Array.isArray(name) ? name : [name]
+    const instances = supervisor.resolve(name)
+    const byId = targets.every((t) => /^\d+$/.test(t) && !supervisor.apps.has(t))
+    if (byId) filter.ids = new Set(instances.map((i) => i.id))
+    else filter.names = new Set(instances.map((i) => i.name))
+  }
+  if (!follow) return perFile ? logSink.tailPerFile(filter, lines) : { lines: await logSink.tail(filter, lines) }
+  const onLine = (line) => conn.push('log', line)
+  const history = await logSink.tailAndSubscribe(filter, lines, onLine, (unsubscribe) => conn.onClose(unsubscribe), { perFile })
+  return perFile ? history : { lines: history }
+}
+
+async function flush ({ supervisor, logSink }, params) {
+  const name = target(params, { optional: true })
+  if (isAll(name)) return logSink?.flush(null)
+  const names = [...new Set(supervisor.resolve(name, { allowEmpty: true }).map((i) => i.name))]
+  await Promise.all(names.map((n) => logSink?.flush(n)))
+}
+
+module.exports = { subscribe, logs, flush }

@@ -1,0 +1,36 @@
+'use strict'
+
+const fs = require('node:fs')
+
+// The daemon's graceful exit (SIGTERM, SIGINT, `xpm kill`): once, in this order. The socket
+// keeps answering until the process exits: a command sent now gets XPM_ERR_SHUTTING_DOWN (or,
+// for one already running, its own outcome) instead of a closed connection, and the CLI waits
+// for this process to exit before it starts a new daemon.
+// parts: what daemon/index.js built; socket() and server() may still be null.
+async function shutDown (state, parts) {
+  if (state.shuttingDown) return
+  state.shuttingDown = true
+  const { phase, supervisor, logger, policies, health, hooks, persistence, journal, metrics, logSink, endpoint, paths, options } = parts
+  phase.shutDown()
+  supervisor.beginClose()
+  logger.info({ event: 'shutdown' }, 'stopping every app')
+  policies.close()
+  health.close()
+  hooks.close()
+  await persistence.beforeShutdown()
+  await supervisor.close()
+  await persistence.afterShutdown()
+  await journal.idle() // the stops just recorded, with their last lines
+  journal.close()
+  metrics.stop()
+  await logSink.close()
+  parts.socket()?.close()
+  endpoint?.close() // /readyz answered 503 while the apps drained
+  parts.server()?.close() // also removes daemon.sock
+  await fs.promises.rm(paths.pidFile, { force: true })
+  logger.info({ event: 'exit' }, 'daemon exiting')
+  await logger.close?.()
+  process.exit(options.exitCode?.() ?? 0)
+}
+
+module.exports = { shutDown }
