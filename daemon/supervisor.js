@@ -5,6 +5,7 @@ const { XpmError } = require('../lib/errors')
 const { App } = require('./model/app')
 const { Ids } = require('./model/ids')
 const { ForkPacer } = require('./model/fork-pacer')
+const { DeleteWaits } = require('./delete-waits')
 const { launcherFor } = require('./launchers')
 const { waitForDependencies, inReverseDependencyOrder, chainDepth, refuseCycles } = require('./dependencies')
 const { instancesOfTarget, appNamed } = require('./targets')
@@ -34,6 +35,7 @@ class Supervisor extends EventBus {
     this.logger = logger
     this.apps = new Map() // name → App
     this.ids = new Ids()
+    this.deleteWaits = new DeleteWaits(() => this.refuseWhenClosing())
     this.closing = false
     // what every App and Instance is given (model/app.js); the supervisor is the event bus
     this.context = {
@@ -83,7 +85,7 @@ class Supervisor extends EventBus {
     this.refuseWhenClosing()
     const deleting = [...new Set(this.resolve(target).map((i) => i.app))].filter((app) => app.deleting && !app.deleted)
     if (!deleting.length) return this.eachAppNow(target, fn, options)
-    return Promise.all(deleting.map((app) => app.lane.idle())).then(() => this.eachAppNow(target, fn, options))
+    return this.deleteWaits.after(deleting[0], () => this.eachApp(target, fn, options)) // delete-waits.js
   }
 
   eachAppNow (target, fn, { onProgress = null, stop = false, start = false, ordered = false } = {}) {
@@ -161,13 +163,10 @@ class Supervisor extends EventBus {
   }
 
   async startOne (spec, { force, onProgress, fromScript = false, dependencies }) {
+    let app = this.apps.get(spec.name)
     try {
-      let app = this.apps.get(spec.name)
-      while (app?.deleting) {
-        await app.lane.idle()
-        this.refuseWhenClosing()
-        app = this.apps.get(spec.name)
-      }
+      if (app?.deleting && !app.deleted) return await this.deleteWaits.after(app, () => this.startOne(spec, { force, onProgress, fromScript, dependencies }))
+      if (app?.deleted) app = null
       // PM2's autostart: false registers the app, stopped; its force: true is `-f` for it alone
       const only = spec.autostart === false ? { instances: [], dependencies: null } : { dependencies }
       if (!app) {

@@ -177,3 +177,16 @@ test('wait_ready and no \'ready\' message: online at listen_timeout with a warni
   assert.equal(warnings.length, 1)
   assert.match(warnings[0].warning, /api\[0\].*sent no 'ready' message within listen_timeout \(50 ms\)/)
 })
+
+test('delete, stop, start of one app sent together: the start, sent last, wins (seed 735790577: the stop used to overtake it)', async () => {
+  const { sup } = setup()
+  await sup.start([fakeSpec('job')])
+  const deleting = sup.delete('job')
+  const stopping = sup.stop('job').catch((err) => err)
+  const starting = sup.start([fakeSpec('job')])
+  await deleting
+  await stopping // not found, or a stop of the deleted app: either way before the start
+  const [started] = await starting
+  assert.equal(started.action, 'started')
+  assert.deepEqual(statuses(sup), ['job[0]:online'])
+})
