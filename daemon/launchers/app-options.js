@@ -30,9 +30,10 @@ function commandOptions (spec) {
   return { cwd: spec.cwd, ...idOptions(spec) }
 }
 
+// As PM2: -<n> before the extension, one instance too (`-p echo.pid` → echo-0.pid); n is the
+// instance number, as in the per-instance log files.
 function pidFilePath (spec, index = 0) {
   if (!spec.pidFile) return null
-  if (!(spec.instances > 1)) return spec.pidFile
   const ext = path.extname(spec.pidFile)
   return ext ? `${spec.pidFile.slice(0, -ext.length)}-${index}${ext}` : `${spec.pidFile}-${index}`
 }

@@ -31,7 +31,7 @@ function toPm2 (p, { now = Date.now() } = {}) {
       created_at: p.createdAt,
       exec_mode: p.mode === 'cluster' ? 'cluster_mode' : 'fork_mode',
       instances: s.instances ?? 1,
-      NODE_APP_INSTANCE: p.instance,
+      [s.instanceVar || 'NODE_APP_INSTANCE']: p.instance, // under its instance_var, as PM2
       pm_exec_path: s.script,
       pm_cwd: s.cwd,
       exec_interpreter: s.interpreter,

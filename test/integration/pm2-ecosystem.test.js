@@ -43,6 +43,7 @@ test('a PM2 ecosystem file: per-instance variables, namespaces, autostart, PATH 
   const nextPort = await freePort()
   const dir = fs.mkdtempSync(path.join(h.home, 'eco-'))
   const pidFile = path.join(dir, 'quiet.pid')
+  const writtenPid = path.join(dir, 'quiet-0.pid') // as PM2: -<n> before the extension, one instance too
   const file = path.join(dir, 'ecosystem.config.js')
   const childFile = path.join(dir, 'shallow.child')
   const config = {
@@ -86,7 +87,7 @@ test('a PM2 ecosystem file: per-instance variables, namespaces, autostart, PATH 
   assert.deepEqual(cmdline(sleeper.pid).slice(-2).map((a) => path.basename(a)), ['sleep', '120'])
 
   const [quiet] = of('quiet')
-  await waitFor(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8') === `${quiet.pid}\n`, { timeout: 5000, message: 'the pid file' })
+  await waitFor(() => fs.existsSync(writtenPid) && fs.readFileSync(writtenPid, 'utf8') === `${quiet.pid}\n`, { timeout: 5000, message: 'the pid file' })
   assert.ok(cmdline(quiet.pid).includes('--enable-source-maps'))
   assert.ok(!fs.readdirSync(path.join(h.home, 'logs')).some((f) => f.startsWith('quiet')), 'disable_logs: no log file')
 
@@ -106,7 +107,7 @@ test('a PM2 ecosystem file: per-instance variables, namespaces, autostart, PATH 
   assert.equal((await h.run(['start', 'lazy'])).code, 0)
   assert.deepEqual((await h.jlist()).filter((p) => p.name === 'lazy').map((p) => p.status), ['online'])
   assert.equal((await h.run(['stop', 'quiet'])).code, 0)
-  await waitFor(() => !fs.existsSync(pidFile), { timeout: 5000, message: 'the pid file removed' })
+  await waitFor(() => !fs.existsSync(writtenPid), { timeout: 5000, message: 'the pid file removed' })
 
   const child = await waitFor(() => Number(fs.readFileSync(childFile, 'utf8')), { timeout: 5000, message: 'the shell\'s child' })
   h.track(child) // cleanup kills it by pid

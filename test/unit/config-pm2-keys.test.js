@@ -222,7 +222,7 @@ test('uid and gid: names from /etc/passwd and /etc/group, then getent; the user\
 })
 
 test('launch options: pid file paths, treekill: false has no tree, kill_retry_time polls, pid file written and removed', async () => {
-  assert.equal(pidFilePath({ pidFile: '/run/api.pid', instances: 1 }, 0), '/run/api.pid')
+  assert.equal(pidFilePath({ pidFile: '/run/api.pid', instances: 1 }, 0), '/run/api-0.pid', 'as PM2 (cli-actions-1: -p echo.pid writes echo-0.pid)')
   assert.equal(pidFilePath({ pidFile: '/run/api.pid', instances: 3 }, 2), '/run/api-2.pid')
   assert.equal(pidFilePath({ pidFile: '/run/api', instances: 2 }, 1), '/run/api-1')
   assert.equal(pidFilePath({ pidFile: null, instances: 2 }, 1), null)
@@ -232,9 +232,9 @@ test('launch options: pid file paths, treekill: false has no tree, kill_retry_ti
   assert.deepEqual([handle.tag, handle.treekill, handle.pollMs], [null, false, 250])
 
   const dir = tmp()
-  const file = path.join(dir, 'app.pid')
+  const file = path.join(dir, 'app-0.pid')
   const h = Object.assign(new EventEmitter(), { tag: 'y', pid: 4242 })
-  applyAppOptions(h, { pidFile: file, instances: 1 })
+  applyAppOptions(h, { pidFile: path.join(dir, 'app.pid'), instances: 1 })
   h.emit('online')
   const { waitFor } = require('../helpers/wait')
   await waitFor(() => fs.existsSync(file) && fs.readFileSync(file, 'utf8') === '4242\n', { timeout: 2000, message: 'the pid file' })
