@@ -50,14 +50,20 @@ function typescriptNeeds (ext) {
     'or write it as .js, .cjs, .mjs or .json'
 }
 
-// JSON is parsed, never evaluated (PM2 evaluates .json files as JavaScript).
+// JSON is parsed, never evaluated. PM2 evaluates .json files as JavaScript, so the .json files
+// PM2 users have carry comments, unquoted keys and trailing commas: JSON5 reads all of those
+// (the json5 package) and still runs no code.
 function readJson (file) {
   let text
   try { text = fs.readFileSync(file, 'utf8') } catch (err) { throw loadError(file, `could not be read: ${err.code}`, err) }
   try {
     return JSON.parse(text)
-  } catch (err) {
-    throw loadError(file, `is not valid JSON (it is parsed, never run): ${err.message}`, err)
+  } catch (strict) {
+    try {
+      return require('json5').parse(text)
+    } catch (err) {
+      throw loadError(file, `is not valid JSON or JSON5 (it is parsed, never run): ${err.message}`, err)
+    }
   }
 }
 

@@ -36,6 +36,15 @@ test('each format loads: .js, .cjs, .mjs with export default, .json, bare array'
   assert.equal(cjs.maxMemoryRestart, 200 * 1024 * 1024)
 })
 
+test('a .json file with PM2-style comments, unquoted keys and trailing commas is read (JSON5), never run', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-json5-'))
+  fs.writeFileSync(path.join(dir, 'child.js'), '')
+  const file = path.join(dir, 'process.json')
+  fs.writeFileSync(file, '// TG!\n{\n  apps: [{ script: "./child.js", name  :"child", },],\n}\n')
+  const { specs } = await resolveStart({ target: file, env })
+  assert.deepEqual(specs.map((s) => s.name), ['child'])
+})
+
 test('a .json file that contains JavaScript is rejected and never executed', async () => {
   const marker = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-json-')), 'executed')
   process.env.XPM_JSON_MARKER = marker
@@ -43,7 +52,7 @@ test('a .json file that contains JavaScript is rejected and never executed', asy
     await assert.rejects(resolveStart({ target: fixture('ecosystem-with-js.json'), env }), (err) => {
       assert.equal(err.code, 'XPM_ERR_CONFIG_LOAD')
       assert.equal(err.exitCode, 2)
-      assert.match(err.message, /is not valid JSON \(it is parsed, never run\)/)
+      assert.match(err.message, /is not valid JSON or JSON5 \(it is parsed, never run\)/)
       return true
     })
     assert.equal(fs.existsSync(marker), false, 'the .json file must not have been evaluated')
