@@ -161,3 +161,16 @@ test('an app that fails on boot: xpm start exits 1 and shows the error it printe
   assert.match(res.stderr, /Error: Cannot find module 'a-module-that-is-not-installed'/)
   assert.match(res.stderr, /broken\[0\].*exited with code 1 before it was ready.*XPM_ERR_START_FAILED/)
 })
+
+test('PM2 app-config-update: `start <id> --name <new>` renames and restarts; `start <name> --node-args` restarts with them', async (t) => {
+  const h = createHome(t)
+  assert.equal((await h.run(['start', fixture('idle.js'), '--name', 'echo'])).code, 0)
+  const renamed = await h.run(['start', '0', '--name', 'new-name-2'])
+  assert.equal(renamed.code, 0, renamed.stderr)
+  assert.deepEqual((await h.jlist()).map((p) => [p.id, p.name, p.status]), [[0, 'new-name-2', 'online']])
+  const args = await h.run(['start', 'new-name-2', '--node-args', '--max-old-space-size=100'])
+  assert.equal(args.code, 0, args.stderr)
+  const [shown] = JSON.parse((await h.run(['show', 'new-name-2', '--json'])).stdout)
+  assert.deepEqual(shown.spec.nodeArgs, ['--max-old-space-size=100'])
+  assert.equal(shown.status, 'online')
+})

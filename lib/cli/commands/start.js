@@ -39,6 +39,11 @@ async function start (ctx) {
       fromScript.push(...resolved.specs.map((s) => s.name))
     }
   }
+  // PM2: `start <name|id> --name new` or with other options (--node-args, --watch…) restarts the
+  // app with them, as `xpm restart` does
+  if (names.length && !specs.length && require('../spec-changes').changesOf(opts)) {
+    return require('./lifecycle').restart({ ...ctx, args: [names, opts, command] })
+  }
   if (opts.name !== undefined && scripts > 1) {
     throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--name names one app; ${scripts} scripts were given (start them one by one to name each)`)
   }
