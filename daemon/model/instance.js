@@ -228,11 +228,13 @@ class Instance {
     return this.stopping
   }
 
+  // As PM2, a restart of a slot the user had stopped starts it without counting a restart.
   async restart (reason = 'manual', signal = null) {
     this.workSignal(signal).throwIfAborted()
+    const wasStopped = this.status === STATUS.STOPPED && !this.processes().length
     await this.stop(reason)
     this.workSignal(signal).throwIfAborted()
-    this.noteRestart(reason)
+    if (!wasStopped) this.noteRestart(reason)
     return this.start(signal)
   }
 

@@ -174,3 +174,13 @@ test('PM2 app-config-update: `start <id> --name <new>` renames and restarts; `st
   assert.deepEqual(shown.spec.nodeArgs, ['--max-old-space-size=100'])
   assert.equal(shown.status, 'online')
 })
+
+test('PM2 cli/reload: a restart of a stopped app starts it without counting a restart; a restart of a running one counts one', async (t) => {
+  const h = createHome(t)
+  assert.equal((await h.run(['start', fixture('idle.js'), '--name', 'd'])).code, 0)
+  assert.equal((await h.run(['stop', 'd'])).code, 0)
+  assert.equal((await h.run(['restart', 'd'])).code, 0)
+  assert.deepEqual((await h.jlist()).map((p) => [p.status, p.restarts]), [['online', 0]])
+  assert.equal((await h.run(['restart', 'd'])).code, 0)
+  assert.deepEqual((await h.jlist()).map((p) => [p.status, p.restarts]), [['online', 1]])
+})

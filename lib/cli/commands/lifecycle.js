@@ -176,7 +176,7 @@ async function restartOrReload (method, ctx, { filesOnly = null } = {}) {
     throw reloadFailure
   }
   if (failures.length) {
-    await require('./start').sayRetrying(client, failures)
+    await require('../retrying').sayRetrying(client, failures)
     throw startFailed(failures)
   }
 }

@@ -98,25 +98,11 @@ async function start (ctx) {
     if (first.code === 'XPM_ERR_APP_EXISTS') throw new XpmError(first.code, first.message, { details: failures })
     // every failure past the first in a line of its own (a dependent not started says why)
     for (const f of failures.slice(1)) process.stderr.write(`[xpm] ${f.message}\n`)
-    await sayRetrying(client, failures)
+    await require('../retrying').sayRetrying(client, failures)
     throw new XpmError(first.code === 'XPM_ERR_CANCELLED' ? 'XPM_ERR_CANCELLED' : 'XPM_ERR_START_FAILED',
       `${failures.length} process(es) did not reach online: ${first.message}${first.code === 'XPM_ERR_CANCELLED' ? '' : `; see \`xpm logs ${first.name}\``}`,
       { details: failures })
   }
-}
-
-// A process that failed its start and is `waiting restart` is not given up on: the daemon
-// starts it again with backoff until it stays up or turns errored. Said, with how to stop it.
-async function sayRetrying (client, failures) {
-  const failed = new Set(failures.map((f) => f.id).filter((id) => id !== null && id !== undefined))
-  if (!failed.size) return
-  const rows = await client.request('list', { fields: ['id', 'name', 'instance', 'status'] }).catch(() => [])
-  // waiting restart, or already launching its next try
-  const retrying = rows.filter((p) => failed.has(p.id) && (p.status === 'waiting restart' || p.status === 'launching'))
-  const apps = [...new Set(retrying.map((p) => p.name))]
-  if (!apps.length) return
-  process.stderr.write(`[xpm] ${retrying.map((p) => `${p.name}[${p.instance}]`).join(', ')} ${retrying.length === 1 ? 'is' : 'are'} being retried: xpm keeps restarting ${retrying.length === 1 ? 'it' : 'them'} (with backoff) until ${retrying.length === 1 ? 'it stays' : 'they stay'} up or ${retrying.length === 1 ? 'turns' : 'turn'} errored; ` +
-    `stop with \`xpm stop ${apps.join(' ')}\`, see why with \`xpm why ${apps[0]}\`\n`)
 }
 
 // `xpm set <app>:<key> <value>` values (app-conf.js): in the app's environment, as PM2 gives them.
@@ -194,4 +180,4 @@ async function fromStdin (opts, scriptArgs) {
   return apps.map((raw, i) => normalizeApp(raw, { baseDir: process.cwd(), env: process.env, envName: opts.env, overrides, scriptArgs, label: typeof raw?.name === 'string' ? raw.name : `#${i + 1} on standard input` }))
 }
 
-module.exports = { start, sayRetrying }
+module.exports = { start }
