@@ -130,16 +130,7 @@ test('a file with real typos: every problem listed, exit 2, nothing started', as
   assert.equal(h.daemonPid(), 0, 'no daemon was even started')
 })
 
-// The app runs this Node as nobody: a Node kept under root's home (CI's extra versions) cannot be.
-function uidSkipReason () {
-  if (process.getuid?.() !== 0) return 'needs root'
-  // every folder on the way must let others through, and the binary let them run it
-  const file = fs.realpathSync(process.execPath)
-  for (let p = file; ; p = path.dirname(p)) {
-    if ((fs.statSync(p).mode & 0o001) === 0) return `user nobody cannot run this Node (${file}: ${p} is closed to others)`
-    if (path.dirname(p) === p) return false
-  }
-}
+const { nobodySkipReason: uidSkipReason } = require('../helpers/nobody')
 
 test('uid and gid: the app runs as that user (when the daemon runs as root)', { skip: uidSkipReason() }, async (t) => {
   const h = createHome(t)

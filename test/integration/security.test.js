@@ -256,7 +256,7 @@ test('a command during shutdown that finds no socket asks the lock, waits for th
   await commandDuringShutdown(t, { removeSocket: true })
 })
 
-test('an app run as nobody: its exec probes and on_event hooks run as nobody, in its folder, and a hook left running ends with the app\'s delete', async (t) => {
+test('an app run as nobody: its exec probes and on_event hooks run as nobody, in its folder, and a hook left running ends with the app\'s delete', { skip: require('../helpers/nobody').nobodySkipReason() }, async (t) => {
   if (needsRoot(t)) return
   const { pidsWithEnv } = require('../helpers/procs')
   const h = createHome(t)
