@@ -7,7 +7,7 @@
 // What the daemon sends for it (a `show` of every process, these fields only).
 const PM2_FIELDS = [
   'id', 'name', 'namespace', 'instance', 'pid', 'status', 'restarts', 'uptime', 'createdAt', 'mode', 'cpu', 'memory', 'lastExit', 'logs',
-  'spec.script', 'spec.cwd', 'spec.args', 'spec.nodeArgs', 'spec.interpreter', 'spec.instances', 'spec.watch', 'spec.autorestart', 'spec.namespace'
+  'spec.script', 'spec.cwd', 'spec.args', 'spec.nodeArgs', 'spec.interpreter', 'spec.instances', 'spec.watch', 'spec.autorestart', 'spec.namespace', 'spec.instanceVar'
 ]
 
 function toPm2 (p, { now = Date.now() } = {}) {
