@@ -240,8 +240,9 @@ test('cpu: a busy-loop worker shows about one core and an idle one about zero, i
     await start(h, [fixture('busy-loop.js'), '--name', name, '--exec-mode', mode])
     const busy = await waitFor(async () => {
       const p = await procOf(h, name)
-      return p.cpu >= 70 && p
-    }, { timeout: 15000, interval: 250, message: `${name} cpu >= 70` })
+      // 50, not 100: another test file may share the cores; an idle process stays under 5
+      return p.cpu >= 50 && p
+    }, { timeout: 15000, interval: 250, message: `${name} cpu >= 50` })
     assert.equal(busy.mode, mode)
     assert.ok(busy.cpu <= 130, `one thread spinning is about one core, got ${busy.cpu}%`)
     assert.ok(busy.memory > 10 * MB, `busy memory ${busy.memory}`)
