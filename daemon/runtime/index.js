@@ -1,6 +1,6 @@
 'use strict'
 
-const { XpmError } = require('../../lib/errors')
+const { XpmError } = require('../../lib/shared/errors')
 const { runtimeExitCode, allEnded } = require('./exit-code')
 
 const SETTLE_MS = 1000 // a restart passes through 'stopped': only a lasting end ends the runtime
@@ -28,7 +28,7 @@ async function main (argv, { initWarning = null } = {}) {
     }
     const { printError } = require('../../lib/cli/run')
     printError(err)
-    process.exitCode = require('../../lib/errors').exitCodeFor(err)
+    process.exitCode = require('../../lib/shared/errors').exitCodeFor(err)
   }
 }
 
@@ -78,13 +78,13 @@ function lineStyle (opts) {
 async function run (target, rawOpts, scriptArgs, { initWarning = null } = {}) {
   const { applyPm2Flags } = require('../../lib/cli/pm2-flags')
   const notice = (line) => process.stderr.write(`[xpm] notice: ${line}\n`)
-  for (const line of require('../../lib/config/pm2-env').pm2EnvNotices(process.env)) notice(line)
+  for (const line of require('../../lib/shared/config/pm2-env').pm2EnvNotices(process.env)) notice(line)
   const opts = applyPm2Flags(rawOpts, { notice })
   const style = lineStyle(opts)
   if (style === 'json' && opts.logType === undefined) opts.logType = 'json'
   const delay = opts.delay === undefined ? 0 : Number(opts.delay)
   if (!Number.isFinite(delay) || delay < 0 || delay > 86400) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected --delay to be a number of seconds, got "${opts.delay}"`)
-  const { resolveStart } = require('../../lib/config')
+  const { resolveStart } = require('../../lib/shared/config')
   const resolved = await resolveStart({ target, flags: opts, scriptArgs, cwd: process.cwd(), env: process.env, only: opts.only, envName: opts.env })
   if (resolved.kind === 'name') {
     throw new XpmError('XPM_ERR_SCRIPT_NOT_FOUND', `xpm-runtime needs a script or an ecosystem file, got "${target}" (no such file)`)

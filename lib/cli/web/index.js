@@ -1,6 +1,6 @@
 'use strict'
 
-// Runs the dashboard until SIGINT or SIGTERM: the foreground `xpm web` and lib/web/serve.js (the
+// Runs the dashboard until SIGINT or SIGTERM: the foreground `xpm web` and lib/cli/web/serve.js (the
 // same, as an app of xpm) both come here. Resolves with the exit code.
 
 const { WebServer } = require('./server')

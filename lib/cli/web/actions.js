@@ -6,8 +6,8 @@
 // Each action has its own connection, so its progress events are its own; `say` gets each line
 // as it happens, and the result says whether the command succeeded as the CLI's exit code would.
 
-const { XpmError, CODES } = require('../errors')
-const { longRequest, progressPrinter, StillWorking } = require('../cli/long-request')
+const { XpmError, CODES } = require('../../shared/errors')
+const { longRequest, progressPrinter, StillWorking } = require('../long-request')
 
 const ACTIONS = ['restart', 'reload', 'stop', 'start']
 
@@ -50,7 +50,7 @@ async function runAction ({ connect, action, target, say }) {
       if (r.failures?.length) return failed('XPM_ERR_START_FAILED', failedMessage(r.failures, 'come back online'))
       return ok(`[xpm] restarted ${label}`)
     }
-    const { describeStep } = require('../cli/commands/lifecycle')
+    const { describeStep } = require('../commands/lifecycle')
     client.on('event', ({ event, data }) => {
       if (event !== 'reload.step') return
       const line = describeStep(data)

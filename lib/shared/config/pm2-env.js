@@ -5,7 +5,7 @@ const { XpmError } = require('../errors')
 // PM2's environment variables, each with what xpm does (docs/migrating-from-pm2.md lists them;
 // test/unit/pm2-env.test.js keeps the two in step).
 //   default: an app option the variable sets where the app gives no value of its own (PM2
-//   reads them in constants.js as the defaults of every app); home: read by lib/paths.js;
+//   reads them in constants.js as the defaults of every app); home: read by lib/shared/paths.js;
 //   cli: read by the CLI; notice: accepted, xpm says what it does instead.
 const PM2_ENV = [
   { name: 'PM2_HOME', kind: 'home', what: 'read when XPM_HOME is not set: xpm\'s home is then `$PM2_HOME/xpm`, so a script that gives each PM2 its own folder gives each xpm daemon its own too, and xpm never writes PM2\'s files while both run' },

@@ -3,11 +3,11 @@
 // `xpm kill` when the daemon does not answer on its socket: it crashed (its apps run on,
 // orphaned) or it is alive but not answering (stopped with SIGSTOP, its loop blocked). Runs in
 // the CLI:
-//  1. the daemon is found by its lock (lib/daemon-lock.js: a live lock socket, named after its
+//  1. the daemon is found by its lock (lib/shared/daemon-lock.js: a live lock socket, named after its
 //     pid), else by daemon.pid when that pid is an xpm daemon of this home; it gets SIGCONT (in
 //     case it is stopped), SIGTERM (its own graceful stop of every app), and SIGKILL when it has
 //     not exited by the deadline;
-//  2. every process still carrying the home's tree tag (lib/tree-tag.js) is ended: the stop
+//  2. every process still carrying the home's tree tag (lib/shared/tree-tag.js) is ended: the stop
 //     signal of its app (state.json), SIGKILL after its kill_timeout. An app with
 //     `treekill: false` loses its own recorded processes only, not what they started;
 //  3. state.json is marked as a clean shutdown, so the next daemon restores nothing (as after a
@@ -15,10 +15,10 @@
 // → { daemon: { pid, signal } | null, ended: [pid], killed: [pid], survived: [pid], daemonAlive }
 
 const fsp = require('node:fs/promises')
-const { waitPidGone } = require('./pid')
-const { readProcStat } = require('./proc-stat')
-const { endTagged } = require('./tag-scan')
-const { parseTreeTag, launchOwner } = require('./tree-tag')
+const { waitPidGone } = require('../shared/pid')
+const { readProcStat } = require('../shared/proc-stat')
+const { endTagged } = require('../shared/tag-scan')
+const { parseTreeTag, launchOwner } = require('../shared/tree-tag')
 
 const DAEMON_WAIT = 30000 // SIGTERM → SIGKILL for the daemon (it stops every app meanwhile)
 
@@ -88,7 +88,7 @@ async function killHome (paths, {
 // The daemon of this home that does not answer: the pid its live lock socket is named after,
 // else daemon.pid when that process is an xpm daemon started for this home. null: none.
 async function findDaemonPid (paths, { probeTimeout = 1000 } = {}) {
-  const { probeLock, lockPids } = require('./daemon-lock')
+  const { probeLock, lockPids } = require('../shared/daemon-lock')
   const holder = await probeLock(paths.home, { timeout: probeTimeout })
   if (holder) {
     holder.close()
@@ -116,7 +116,7 @@ async function readState (file) {
 
 // The file as it is, with cleanShutdown set: a later daemon reads it as after a clean `kill`.
 async function markClean (file, state) {
-  const { writeFileAtomic } = require('./state/atomic-write')
+  const { writeFileAtomic } = require('../shared/state/atomic-write')
   await writeFileAtomic(file, JSON.stringify({ ...state, cleanShutdown: true }, null, 2) + '\n').catch(() => {})
 }
 

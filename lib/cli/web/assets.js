@@ -27,7 +27,7 @@ function loadAssets () {
     assets.set(url, { type: TYPES[path.extname(file)] || 'application/octet-stream', body: fs.readFileSync(file) })
   }
   // the CLI's formatters (52.0 MB, 1.23 ms, 3m) as the page's: one style everywhere
-  const quantity = fs.readFileSync(require.resolve('../quantity'), 'utf8')
+  const quantity = fs.readFileSync(require.resolve('../../shared/quantity'), 'utf8')
   assets.set('/quantity.js', {
     type: TYPES['.js'],
     body: Buffer.from(`(function () {\nconst module = { exports: {} }\n${quantity}\nwindow.xpmQuantity = module.exports\n})()\n`)

@@ -8,7 +8,7 @@
 // recent chart points of every process (seeded from the daemon's history) for a page that selects one.
 
 const { EventEmitter } = require('node:events')
-const { PointRing } = require('../point-ring')
+const { PointRing } = require('../../shared/point-ring')
 
 // What the page shows of a process: the daemon sends these fields only.
 const WEB_FIELDS = [
@@ -39,7 +39,7 @@ function sameRow (a, b) {
 }
 
 class Hub extends EventEmitter {
-  // connect: async () → a client of the daemon (lib/client.js), or a fake one for screenshots.
+  // connect: async () → a client of the daemon (lib/cli/client.js), or a fake one for screenshots.
   constructor ({ connect, now = Date.now, timers = { setTimeout, clearTimeout } }) {
     super()
     this.connect = connect

@@ -7,9 +7,9 @@
 //   XPM_LAUNCH=<daemon pid>-<random>      one launch of it, so a restart's new process is never
 //                                          mistaken for the leftovers of the old one.
 // The home id is a hash of the real path of XPM_HOME: two homes never share it, and it holds no
-// slash. App names hold no slash either (lib/config/types.js), so the three parts split cleanly.
+// slash. App names hold no slash either (lib/shared/config/types.js), so the three parts split cleanly.
 // Children inherit both (unless they clear their environment: then they escape the tag).
-// Pure values only; lib/tag-scan.js reads /proc.
+// Pure values only; lib/shared/tag-scan.js reads /proc.
 
 const crypto = require('node:crypto')
 const fs = require('node:fs')

@@ -7,7 +7,7 @@
 const os = require('node:os')
 
 async function pm2Answer (client, { now = Date.now() } = {}) {
-  const { PM2_FIELDS, renderPm2List } = require('../cli/render-pm2')
+  const { PM2_FIELDS, renderPm2List } = require('../render-pm2')
   const rows = await client.request('show', { target: 'all', fields: PM2_FIELDS })
   return {
     system_info: { hostname: os.hostname(), uptime: os.uptime() },

@@ -1,10 +1,10 @@
 'use strict'
 
-// `xpm web`'s options, checked the same way from the CLI and from lib/web/serve.js (the script
+// `xpm web`'s options, checked the same way from the CLI and from lib/cli/web/serve.js (the script
 // `xpm web --daemon` runs as an app). Pure.
 
 const net = require('node:net')
-const { XpmError } = require('../errors')
+const { XpmError } = require('../../shared/errors')
 
 const DEFAULT_PORT = 9615 // pm2 web's port: scripts that read it find the same answer there
 const DEFAULT_HOST = '127.0.0.1'

@@ -78,7 +78,7 @@ async function readJsonFile (file, { fs = require('node:fs').promises, fallback 
 }
 
 // Not through a symbolic link, and only a regular file of ours that nobody else can write
-// (lib/safe-fs.js): a state file planted by another user lists scripts the daemon would run.
+// (lib/shared/safe-fs.js): a state file planted by another user lists scripts the daemon would run.
 async function readJson (fs, file) {
   const text = await readPrivateFile(file, { fsp: fs })
   return { from: file, value: JSON.parse(text) }

@@ -1,7 +1,7 @@
 'use strict'
 
 // Every way xpm writes a byte count or a duration, in one place. Pure, and loaded as is by the
-// web dashboard's page (lib/web/assets.js), so it requires nothing.
+// web dashboard's page (lib/cli/web/assets.js), so it requires nothing.
 //
 // For a person reading a figure (`list`, `show`, `monit`, the dashboard):
 //   formatBytes:    binary multiples (1 KB = 1024 B, as '10M' in a config), one decimal below
@@ -12,7 +12,7 @@
 //   formatUptime:   formatDuration in whole units: under a second reads 0s.
 // All show a missing, non-finite or negative value as '-'.
 //
-// The config form, exact, so it parses back (lib/units.js) to the same value: what an ecosystem
+// The config form, exact, so it parses back (lib/shared/units.js) to the same value: what an ecosystem
 // file, `xpm ecosystem` or a reason quoting an option writes ('10M', '1500B', '5s', '1m'):
 //   configBytes, configDuration.
 //   formatMb: a measured size next to a configured one in a reason, one decimal: '93.5M'.

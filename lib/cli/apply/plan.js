@@ -28,7 +28,7 @@
 // autostart: false: an app the file registers without starting it. Managed and stopped is what
 // the file says: unchanged (a changed spec is registered again, still not started).
 
-const { OPTIONS } = require('../config/options')
+const { OPTIONS } = require('../../shared/config/options')
 
 const RESTART_KEYS = new Set(['execMode'])
 const IGNORED_KEYS = new Set(['name', 'instancesFrom', 'envFromFile', 'autostart'])

@@ -2,9 +2,9 @@
 
 const net = require('node:net')
 const { EventEmitter } = require('node:events')
-const { LineDecoder, encode, fitsIn, PROTOCOL_VERSION, MAX_REQUEST_BYTES, MAX_REPLY_BYTES } = require('./protocol')
-const { XpmError } = require('./errors')
-const { homePaths } = require('./paths')
+const { LineDecoder, encode, fitsIn, PROTOCOL_VERSION, MAX_REQUEST_BYTES, MAX_REPLY_BYTES } = require('../shared/protocol')
+const { XpmError } = require('../shared/errors')
+const { homePaths } = require('../shared/paths')
 
 const DEFAULT_TIMEOUT = 15000
 
@@ -17,7 +17,7 @@ class Client extends EventEmitter {
     this.pending = new Map()
     this.hello = null
     this.closed = false
-    // Replies may be large (up to MAX_REPLY_BYTES, see lib/protocol.js). A longer line cannot be
+    // Replies may be large (up to MAX_REPLY_BYTES, see lib/shared/protocol.js). A longer line cannot be
     // matched to its request: every pending request fails at once instead of waiting for its
     // deadline, and the connection, now out of step, is closed.
     const decoder = new LineDecoder({
@@ -121,12 +121,12 @@ function connectOnce (socketPath, { timeout = 3000 } = {}) {
 }
 
 // Connects to the daemon of XPM_HOME, starting one when none answers. Nobody answering on
-// daemon.sock is not yet "no daemon": the lock (lib/daemon-lock.js) says whether one holds this
+// daemon.sock is not yet "no daemon": the lock (lib/shared/daemon-lock.js) says whether one holds this
 // XPM_HOME — starting (wait for its socket), running (it has just listened on a removed socket
 // again) or shutting down (wait for it to exit, then start a new one).
 async function connect ({ home, autoStart = true, timeout = 10000, shutdownWait = 120000 } = {}) {
   const paths = homePaths(home)
-  require('./safe-fs').ensureSafeHome(paths.home, { create: false })
+  require('../shared/safe-fs').ensureSafeHome(paths.home, { create: false })
   // The lock and spawn modules (node:crypto, node:child_process) load only when the first connect
   // fails: a CLI talking to a running daemon is spared their load time.
   const deadline = Date.now() + shutdownWait
@@ -140,7 +140,7 @@ async function connect ({ home, autoStart = true, timeout = 10000, shutdownWait 
       if (err instanceof XpmError) throw err
       last = err
     }
-    const holder = await require('./daemon-lock').probeLock(paths.home)
+    const holder = await require('../shared/daemon-lock').probeLock(paths.home)
     if (!holder) break
     if (holder.state === 'closing') {
       if (!told) process.stderr.write(`[xpm] the daemon${holder.pid ? ` (pid ${holder.pid})` : ''} is shutting down; waiting for it to exit\n`)

@@ -8,7 +8,7 @@ const MiB = 1024 * 1024
 // is a start of many apps, each with its environment. What the daemon sends (a reply or an
 // event) can be large: `xpm logs` over long lines, `xpm show all` with many processes; the
 // daemon answers XPM_ERR_REPLY_TOO_LARGE instead of a reply over the limit, and a client that
-// still sees a longer line rejects at once (lib/client.js) rather than waiting for a deadline.
+// still sees a longer line rejects at once (lib/cli/client.js) rather than waiting for a deadline.
 const MAX_REQUEST_BYTES = 8 * MiB
 const MAX_REPLY_BYTES = 64 * MiB
 const MAX_LINE_BYTES = MAX_REQUEST_BYTES // the default of LineDecoder

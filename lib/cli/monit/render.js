@@ -5,7 +5,7 @@
 
 const f = require('./format')
 const { displayWidth, padEndWidth } = require('../display-width')
-const { formatBytes, formatDuration, formatUptime } = require('../quantity')
+const { formatBytes, formatDuration, formatUptime } = require('../../shared/quantity')
 
 const EMPTY = 'no processes — start one with `xpm start app.js`'
 const STATUS_COLORS = { online: 'green', errored: 'red', stopping: 'yellow', launching: 'cyan', 'waiting restart': 'yellow' }

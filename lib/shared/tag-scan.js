@@ -1,6 +1,6 @@
 'use strict'
 
-// Finding and ending processes by their tree tag (lib/tree-tag.js), for the daemon (the leftovers
+// Finding and ending processes by their tree tag (lib/shared/tree-tag.js), for the daemon (the leftovers
 // of a launch, everything a crashed daemon left) and for the CLI (`xpm kill` with no daemon
 // answering). Linux /proc; elsewhere nothing is found.
 //

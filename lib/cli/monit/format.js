@@ -3,7 +3,7 @@
 const { displayWidth, truncateWidth, padEndWidth, padStartWidth } = require('../display-width')
 
 // Pure text formatting for the monit dashboard: percentages, block charts, and fitting columns
-// into a width (bytes and durations: lib/quantity.js, shared with list and show). No blessed
+// into a width (bytes and durations: lib/shared/quantity.js, shared with list and show). No blessed
 // here, so it is unit-tested on plain strings.
 
 const BLOCKS = '▁▂▃▄▅▆▇█'
@@ -58,7 +58,7 @@ function sparkline (values, width, opts = {}) {
   return barChart(values, { ...opts, width, height: 1 })[0] ?? ''
 }
 
-// Widths are display widths: 日本語 and emoji take two columns (lib/display-width.js).
+// Widths are display widths: 日本語 and emoji take two columns (lib/cli/display-width.js).
 function truncate (text, width) {
   text = String(text)
   if (width <= 0) return ''

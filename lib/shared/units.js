@@ -48,8 +48,8 @@ function parseDuration (value, what) {
   return Math.round(Number(match[1]) * factor)
 }
 
-// The config form back ('10M', '5s') lives with the other formatters in lib/quantity.js; these
-// two names stay for lib/config/types.js, which another change owns.
+// The config form back ('10M', '5s') lives with the other formatters in lib/shared/quantity.js; these
+// two names stay for lib/shared/config/types.js, which another change owns.
 const { configBytes: formatBytes, configDuration: formatDuration } = require('./quantity')
 
 module.exports = { parseBytes, parseDuration, formatBytes, formatDuration, show }

@@ -6,7 +6,7 @@
 // server-sent events: /api/events (the process table, hub.js) and /api/logs (log-stream.js).
 
 const http = require('node:http')
-const { XpmError } = require('../errors')
+const { XpmError } = require('../../shared/errors')
 const sec = require('./security')
 const { Hub } = require('./hub')
 const { loadAssets } = require('./assets')
@@ -22,8 +22,8 @@ function displayHost (host) {
 }
 
 class WebServer {
-  // connect: async () → a fresh daemon client (lib/client.js connect with autoStart off).
-  constructor ({ connect, host = '127.0.0.1', port = 9615, token = sec.newToken(), readOnly = false, allowedHosts = [], version = require('../../package.json').version }) {
+  // connect: async () → a fresh daemon client (lib/cli/client.js connect with autoStart off).
+  constructor ({ connect, host = '127.0.0.1', port = 9615, token = sec.newToken(), readOnly = false, allowedHosts = [], version = require('../../../package.json').version }) {
     Object.assign(this, { connect, host, port, token, readOnly, allowedHosts, version })
     this.csrf = sec.csrfFor(token)
     this.assets = loadAssets()
@@ -135,7 +135,7 @@ class WebServer {
 
   async why (res, url) {
     const target = targetParam(url)
-    const { renderWhy } = require('../cli/render-why')
+    const { renderWhy } = require('../render-why')
     const result = await this.withClient((c) => c.request('why', { target, limit: 50 }))
     const entries = result?.entries || []
     this.json(res, 200, { entries, text: renderWhy(entries, { target: String(target) }) })

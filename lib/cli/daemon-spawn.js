@@ -5,9 +5,9 @@ const net = require('node:net')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { setTimeout: delay } = require('node:timers/promises')
-const { XpmError } = require('./errors')
+const { XpmError } = require('../shared/errors')
 
-const DAEMON_ENTRY = path.join(__dirname, '..', 'daemon', 'index.js')
+const DAEMON_ENTRY = path.join(__dirname, '..', '..', 'daemon', 'index.js')
 
 // Starts a detached daemon (its own session, stdio to a file) and waits until its socket
 // answers. Two CLIs may both get here at once: the daemons race for the lock and the loser
@@ -15,12 +15,12 @@ const DAEMON_ENTRY = path.join(__dirname, '..', 'daemon', 'index.js')
 // A mistyped XPM_METRICS (the daemon's Prometheus address, read once at its start) is refused
 // here, exit 2, before any daemon exists: the daemon itself would only log it and serve nothing.
 async function startDaemon (paths, { timeout = 10000 } = {}) {
-  require('./metrics-address').parseMetricsAddress(process.env.XPM_METRICS, { from: 'XPM_METRICS' })
-  const { ensureSafeHome, openAppendNoFollowSync } = require('./safe-fs')
+  require('../shared/metrics-address').parseMetricsAddress(process.env.XPM_METRICS, { from: 'XPM_METRICS' })
+  const { ensureSafeHome, openAppendNoFollowSync } = require('../shared/safe-fs')
   ensureSafeHome(paths.home, { create: true })
   const out = openAppendNoFollowSync(paths.daemonStdio)
   // A CLI run by an app (a deploy script under xpm) carries that app's tree tags: the daemon it
-  // starts must not, or it would count as a leftover of that app (lib/tree-tag.js).
+  // starts must not, or it would count as a leftover of that app (lib/shared/tree-tag.js).
   const env = { ...process.env, XPM_HOME: paths.home }
   delete env.XPM_TREE
   delete env.XPM_LAUNCH
@@ -70,7 +70,7 @@ async function waitForSocket (paths, { timeout = 10000, failed = () => null } = 
 }
 
 // Resolves once a daemon on socketPath sends its first bytes (the hello). The caller then
-// connects with lib/client.js, which checks the hello itself (protocol version included);
+// connects with lib/cli/client.js, which checks the hello itself (protocol version included);
 // this module does not load the client, so the two do not require each other.
 function answers (socketPath, timeout) {
   return new Promise((resolve, reject) => {

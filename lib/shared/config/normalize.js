@@ -84,7 +84,7 @@ function buildSpec (values, envs, { baseDir, env, envName, deployEnv = null, scr
     env: buildEnv(env, values, own),
     // the names of the variables the app's own configuration sets (env, port, env_file,
     // env_<name>), as opposed to those inherited from the CLI's environment: what `xpm apply`
-    // compares (lib/apply/plan.js, docs/ecosystem.md#the-environment-as-desired-state)
+    // compares (lib/cli/apply/plan.js, docs/ecosystem.md#the-environment-as-desired-state)
     envFromFile: Object.keys(own).sort(),
     logs: {
       outFile: noLogs ? DEV_NULL : abs(val('out_file')),
@@ -111,7 +111,7 @@ function buildSpec (values, envs, { baseDir, env, envName, deployEnv = null, scr
   if (values.source_map_support === undefined) spec.sourceMapSupport = isNodeRuntime(interpreter) && hasSourceMap(spec.script)
   // The agent is a Node preload; other interpreters cannot load it.
   spec.metrics = spec.metrics && isNodeRuntime(interpreter)
-  // 'max', 0, -n: which CPUs were counted (cgroup quota, cpuset, cores), for `xpm show` (lib/cpus.js)
+  // 'max', 0, -n: which CPUs were counted (cgroup quota, cpuset, cores), for `xpm show` (lib/shared/cpus.js)
   if (cpus === undefined && (values.instances === 'max' || values.instances <= 0)) {
     spec.instancesFrom = { requested: values.instances, count: spec.instances, source: processCpus().source }
   }

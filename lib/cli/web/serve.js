@@ -19,7 +19,7 @@ async function main () {
     }
   })
   const { webOptions } = require('./options')
-  const { readPrivateFile } = require('../safe-fs')
+  const { readPrivateFile } = require('../../shared/safe-fs')
   const options = webOptions({ port: values.port, host: values.host, readOnly: values['read-only'], allowedHost: values['allowed-host'] })
   const token = (await readPrivateFile(values['token-file'])).trim()
   if (token.length < 16) throw new Error(`${values['token-file']} holds no token`)

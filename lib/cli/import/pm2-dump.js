@@ -3,9 +3,9 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { XpmError } = require('../errors')
-const { isPlainObject } = require('../config/types')
-const { configBytes: formatBytes, configDuration: formatDuration } = require('../quantity')
+const { XpmError } = require('../../shared/errors')
+const { isPlainObject } = require('../../shared/config/types')
+const { configBytes: formatBytes, configDuration: formatDuration } = require('../../shared/quantity')
 
 // `xpm import`: a PM2 setup as PM2 saves it (`pm2 save` → $PM2_HOME/dump.pm2: a JSON array with
 // one entry per process, each PM2's pm2_env of that process) → the apps of an ecosystem file
