@@ -238,7 +238,7 @@ const SAMPLE = {
 async function parseWith (argv, { runtime = false } = {}) {
   let seen = null
   if (runtime) {
-    const { buildProgram: runtimeProgram } = require('../../daemon/runtime')
+    const { buildProgram: runtimeProgram } = require('../../lib/cli/runtime')
     const program = runtimeProgram()
     program.action((target, opts) => { seen = opts })
     await program.parseAsync(argv, { from: 'user' })
