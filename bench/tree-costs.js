@@ -3,7 +3,7 @@
 
 // node bench/tree-costs.js [--rounds N] [--cgroup-root /sys/fs/cgroup/unified]
 // What finding an instance's processes costs (docs/architecture.md#process-trees): one read of
-// the tree tag over /proc (lib/tag-scan.js), against what a cgroup v2 group per instance would
+// the tree tag over /proc (lib/shared/tag-scan.js), against what a cgroup v2 group per instance would
 // cost where the machine lets us manage one: create it, move a fresh process in, read
 // cgroup.procs, cgroup.kill until the process has exited, remove it. The cgroup part runs only
 // where the root is writable (root, or a delegated subtree) and cleans up what it creates.
@@ -12,7 +12,7 @@ const fs = require('node:fs')
 const fsp = fs.promises
 const { spawn } = require('node:child_process')
 const { performance } = require('node:perf_hooks')
-const { readTagged } = require('../lib/tag-scan')
+const { readTagged } = require('../lib/shared/tag-scan')
 
 const args = process.argv.slice(2)
 const opt = (name, def) => { const i = args.indexOf(name); return i === -1 ? def : args[i + 1] }

@@ -1,12 +1,12 @@
 'use strict'
 
 const fs = require('node:fs')
-const { XpmError } = require('../lib/errors')
-const { validateSpec } = require('../lib/config/validate-spec')
-const { MAX_APPS } = require('../lib/config/limits')
+const { XpmError } = require('../lib/shared/errors')
+const { validateSpec } = require('../lib/shared/config/validate-spec')
+const { MAX_APPS } = require('../lib/shared/config/limits')
 
-// Specs arrive over the socket already normalized by lib/config in the CLI; the daemon checks
-// them again with the same rules (lib/config/validate-spec.js), so a hand-written client can
+// Specs arrive over the socket already normalized by lib/shared/config in the CLI; the daemon checks
+// them again with the same rules (lib/shared/config/validate-spec.js), so a hand-written client can
 // neither crash it nor leave an app stuck. Synchronous and cheap: the shape and every value.
 function checkSpecs (specs) {
   if (!Array.isArray(specs) || specs.length === 0) {

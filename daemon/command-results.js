@@ -1,6 +1,6 @@
 'use strict'
 
-const { SPEC_DEFAULTS } = require('../lib/config/spec-defaults')
+const { SPEC_DEFAULTS } = require('../lib/shared/config/spec-defaults')
 
 // How the supervisor's commands shape their replies and first progress event.
 

@@ -1,16 +1,16 @@
 'use strict'
 
-const { XpmError } = require('../lib/errors')
-const { abortable } = require('../lib/abortable')
+const { XpmError } = require('../lib/shared/errors')
+const { abortable } = require('../lib/shared/abortable')
 const { STATUS } = require('./model/process-state')
 const { isReady, isWantedUp } = require('./model/predicates')
-const { findCycle } = require('../lib/config/dependencies')
-const { SPEC_DEFAULTS } = require('../lib/config/spec-defaults')
+const { findCycle } = require('../lib/shared/config/dependencies')
+const { SPEC_DEFAULTS } = require('../lib/shared/config/spec-defaults')
 const { describeNotReady } = require('./not-ready')
 
 // depends_on in the daemon: an app starts only once the apps it depends on are ready, or, for a
 // one-shot job (autorestart: false), have exited 0; stops go the other way, dependents first.
-// The config model refuses cycles and unknown names (lib/config/dependencies.js); a start request
+// The config model refuses cycles and unknown names (lib/shared/config/dependencies.js); a start request
 // with a cycle from a hand-written client is refused (refuseCycles), and the stop order breaks one.
 
 const isJob = (spec) => spec.autorestart === false

@@ -1,8 +1,8 @@
 'use strict'
 
-const { homePaths } = require('../lib/paths')
-const { ensureSafeHome, ensurePrivateDir, writePrivateFileSync } = require('../lib/safe-fs')
-const { acquireLock, waitForLock } = require('../lib/daemon-lock')
+const { homePaths } = require('../lib/shared/paths')
+const { ensureSafeHome, ensurePrivateDir, writePrivateFileSync } = require('../lib/shared/safe-fs')
+const { acquireLock, waitForLock } = require('../lib/shared/daemon-lock')
 const { keepSocket } = require('./socket-keeper')
 const { shutDown } = require('./shutdown')
 const { createServer } = require('./server')
@@ -23,7 +23,7 @@ const { version } = require('../package.json')
 // The daemon: one per XPM_HOME, the cluster primary of every clustered app.
 async function main (options = {}) {
   const paths = homePaths()
-  // Refused (XPM_ERR_HOME_UNSAFE) when another user owns or can write it: see lib/safe-fs.js.
+  // Refused (XPM_ERR_HOME_UNSAFE) when another user owns or can write it: see lib/shared/safe-fs.js.
   ensureSafeHome(paths.home, { create: true, tighten: true })
   ensurePrivateDir(paths.logsDir)
   const journalDir = require('node:path').join(paths.home, 'journal')

@@ -1,7 +1,7 @@
 'use strict'
 
 const { checkSpecs, checkPaths, checkCapacity } = require('./check-specs')
-const { wants } = require('../lib/process-fields')
+const { wants } = require('../lib/shared/process-fields')
 const { target, optionalBoolean, optionalFields } = require('./commands/params')
 const { inTurn } = require('./commands/in-turn')
 const lifecycle = require('./commands/lifecycle')

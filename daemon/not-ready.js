@@ -1,7 +1,7 @@
 'use strict'
 
 const { isReady, isWantedUp } = require('./model/predicates')
-const { describeProbe } = require('../lib/config/health-types')
+const { describeProbe } = require('../lib/shared/config/health-types')
 const { STATUS } = require('./model/process-state')
 
 // Why an instance is not ready, in words, for `/readyz` (daemon/runtime/probes.js) and for a

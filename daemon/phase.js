@@ -1,6 +1,6 @@
 'use strict'
 
-const { XpmError } = require('../lib/errors')
+const { XpmError } = require('../lib/shared/errors')
 
 // The daemon's phases (docs/architecture.md, "The daemon's phases"):
 //   recovering     ending what a crashed predecessor left and registering the saved intent;

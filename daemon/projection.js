@@ -1,10 +1,10 @@
 'use strict'
 
-const { projector, wants } = require('../lib/process-fields')
+const { projector, wants } = require('../lib/shared/process-fields')
 
 // What `list` and `show` reply: the supervisor's instances as rows, with the figures of the
 // metrics and, for `show`, the spec, log paths and history.
-// fields: only these (lib/process-fields.js), for replies that carry only what is shown.
+// fields: only these (lib/shared/process-fields.js), for replies that carry only what is shown.
 function listRows (supervisor, { fields = null } = {}) {
   const rows = supervisor.allInstances().map((i) => i.toJSON(supervisor.metrics))
   return fields ? rows.map(projector(fields)) : rows

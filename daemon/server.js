@@ -1,8 +1,8 @@
 'use strict'
 
 const net = require('node:net')
-const { LineDecoder, encode, fitsIn, PROTOCOL_VERSION, MAX_REQUEST_BYTES, MAX_REPLY_BYTES } = require('../lib/protocol')
-const { XpmError } = require('../lib/errors')
+const { LineDecoder, encode, fitsIn, PROTOCOL_VERSION, MAX_REQUEST_BYTES, MAX_REPLY_BYTES } = require('../lib/shared/protocol')
+const { XpmError } = require('../lib/shared/errors')
 
 const MiB = 1024 * 1024
 // Pushed events are skipped (and counted) while more than this waits to be written.

@@ -1,7 +1,7 @@
 'use strict'
 
 const fs = require('node:fs')
-const { listenPrivate } = require('../lib/daemon-lock')
+const { listenPrivate } = require('../lib/shared/daemon-lock')
 
 // Listens on daemon.sock, and on it again when it is removed or replaced while the daemon runs
 // (a cleanup script, `rm -rf` of the wrong thing). Checked when XPM_HOME changes (inotify, no

@@ -1,7 +1,7 @@
 'use strict'
 
 const { EventBus } = require('./event-bus')
-const { XpmError } = require('../lib/errors')
+const { XpmError } = require('../lib/shared/errors')
 const { App } = require('./model/app')
 const { Ids } = require('./model/ids')
 const { ForkPacer } = require('./model/fork-pacer')
@@ -126,7 +126,7 @@ class Supervisor extends EventBus {
     wire(this, instance, handle)
   }
 
-  // fields: only these (lib/process-fields.js), for replies that carry only what is shown.
+  // fields: only these (lib/shared/process-fields.js), for replies that carry only what is shown.
   list ({ fields = null } = {}) {
     return listRows(this, { fields })
   }

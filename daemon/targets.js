@@ -1,7 +1,7 @@
 'use strict'
 
 const path = require('node:path')
-const { XpmError } = require('../lib/errors')
+const { XpmError } = require('../lib/shared/errors')
 
 // What a target names. A target is 'all', an app name, a process id, a namespace (apps without
 // one are in 'default'), a script (its absolute path, a path ending it, or its file name), or an

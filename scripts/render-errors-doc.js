@@ -1,9 +1,9 @@
 'use strict'
 
-// Rewrites the code table of docs/errors.md from lib/errors.js (test/unit/errors.test.js checks it).
+// Rewrites the code table of docs/errors.md from lib/shared/errors.js (test/unit/errors.test.js checks it).
 const fs = require('node:fs')
 const path = require('node:path')
-const { CODES } = require('../lib/errors')
+const { CODES } = require('../lib/shared/errors')
 
 const file = path.join(__dirname, '..', 'docs', 'errors.md')
 const doc = fs.readFileSync(file, 'utf8')

@@ -4,7 +4,7 @@ const fs = require('node:fs')
 const http = require('node:http')
 const { execFile } = require('node:child_process')
 const { setTimeout: delay } = require('node:timers/promises')
-const { isAlive } = require('../../lib/pid')
+const { isAlive } = require('../../lib/shared/pid')
 const { waitFor: waitUntil, freePort } = require('../../test/helpers/wait')
 
 // Benchmarks wait longer by default: a daemon under load answers slower than in the tests.

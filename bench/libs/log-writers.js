@@ -5,7 +5,7 @@
 // Log write throughput of the writer app logs go through (rotating-file-stream behind
 // daemon/logs/rotating-file.js), against a bare fs.createWriteStream; with --old, also against
 // another writer module exporting createStream(file, options) (the hand-written one this replaced:
-// `git show 2455d00:daemon/logs/rotating-file.js`, its require of lib/safe-fs made absolute).
+// `git show 2455d00:daemon/logs/rotating-file.js`, its require of lib/shared/safe-fs made absolute).
 // Lines of 100 bytes in 64 KiB batches (what FileSink hands over under load), rotation at 10 MiB
 // keeping 3 files, each write waiting for back-pressure like FileSink does.
 const fs = require('node:fs')

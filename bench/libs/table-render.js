@@ -19,7 +19,7 @@ const rowsOf = (n, kind) => Array.from({ length: n }, (_, i) => proc(i, NAMES[ki
 
 function viaCliTable3 (rows, out) {
   const Table = require('cli-table3')
-  const { formatBytes, formatUptime } = require(path.join(ROOT, 'lib/quantity'))
+  const { formatBytes, formatUptime } = require(path.join(ROOT, 'lib/shared/quantity'))
   const lines = out.split('\n')
   const head = lines[1].split('│').slice(1, -1).map((c) => c.slice(1, -1).trimEnd())
   const colWidths = lines[0].slice(1, -1).split('┬').map((seg) => seg.length)

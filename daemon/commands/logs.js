@@ -1,6 +1,6 @@
 'use strict'
 
-const { XpmError } = require('../../lib/errors')
+const { XpmError } = require('../../lib/shared/errors')
 const { target, isAll, optionalBoolean, optionalSubset, optionalFields, lineCount } = require('./params')
 
 // The socket methods that read: logs, flush, and the live feed of `xpm monit` (subscribe).

@@ -1,9 +1,9 @@
 'use strict'
 
-const { XpmError } = require('../../lib/errors')
-const { show } = require('../../lib/units')
-const { MAX_LOG_LINES } = require('../../lib/config/limits')
-const { isFieldList } = require('../../lib/process-fields')
+const { XpmError } = require('../../lib/shared/errors')
+const { show } = require('../../lib/shared/units')
+const { MAX_LOG_LINES } = require('../../lib/shared/config/limits')
+const { isFieldList } = require('../../lib/shared/process-fields')
 
 // Checks of the params every socket method takes. A value of the wrong type or out of range is
 // an XPM_ERR_BAD_ARGUMENT that names the param (never an internal error further in). Params is
@@ -50,7 +50,7 @@ function optionalSubset (params, key, allowed, fallback) {
   return value
 }
 
-// The fields a reply keeps (lib/process-fields.js); null: all of them.
+// The fields a reply keeps (lib/shared/process-fields.js); null: all of them.
 function optionalFields (params) {
   const value = params.fields
   if (value === undefined || value === null) return null

@@ -1,6 +1,6 @@
 'use strict'
 
-const { XpmError } = require('../../lib/errors')
+const { XpmError } = require('../../lib/shared/errors')
 
 // The socket side of scale (the plan itself is the model's: daemon/model/scale.js).
 // `xpm scale <app> <n|+n|-n>`: `target` as every other method (`name`: the older form, still taken).

@@ -1,7 +1,7 @@
 'use strict'
 
-const { XpmError } = require('../../lib/errors')
-const { TYPES, INVALID } = require('../../lib/config/types')
+const { XpmError } = require('../../lib/shared/errors')
+const { TYPES, INVALID } = require('../../lib/shared/config/types')
 
 // A signal name as the user wrote it ('SIGUSR2', 'usr2', 'sigterm') → 'SIGUSR2'. Same rule as
 // the kill_signal option. Pure.

@@ -1,6 +1,6 @@
 'use strict'
 
-// The daemon's side of the in-worker probes (lib/worker/probe.js): a probe request goes to one
+// The daemon's side of the in-worker probes (lib/agent/probe.js): a probe request goes to one
 // process's agent as an internal IPC message, and its answer comes back as an agent message
 // with the same id. The daemon keeps its own deadline (the worker's loop may be blocked and
 // never answer); an exit, or a channel that cannot take the request, is a failed probe.

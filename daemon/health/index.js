@@ -2,7 +2,7 @@
 
 const { performance } = require('node:perf_hooks')
 const { STATUS } = require('../model/process-state')
-const { describeProbe } = require('../../lib/config/health-types')
+const { describeProbe } = require('../../lib/shared/config/health-types')
 const { countResult, PASSING } = require('../model/probe-counter')
 
 // The health checks: readiness and liveness probes of online processes (docs/health.md). The

@@ -3,18 +3,18 @@
 const net = require('node:net')
 const http = require('node:http')
 const https = require('node:https')
-const { describeProbe } = require('../../lib/config/health-types')
+const { describeProbe } = require('../../lib/shared/config/health-types')
 const { askAgent } = require('./agent-probe')
 const { runCommand, createLimiter } = require('../hooks/run-command')
 const { commandOptions } = require('../launchers/app-options')
-const { instanceEnv } = require('../../lib/config/instance-env')
+const { instanceEnv } = require('../../lib/shared/config/instance-env')
 
 // One run of a probe against one process. Never throws; resolves { ok, detail, ms } where
 // detail says what failed in words ('GET /healthz → 503', 'tcp :3000: connection refused',
 // 'exec "node check.js": exit code 1: db down').
 //
 // Where each kind runs (docs/health.md, "Reaching the right worker"):
-//  - http: inside the process, by its agent (lib/worker/probe.js), whatever the mode: the request
+//  - http: inside the process, by its agent (lib/agent/probe.js), whatever the mode: the request
 //    goes into the process's own http.Server, so in cluster mode it reaches that worker and no
 //    other. A process without the agent (another interpreter, XPM_AGENT=0) is asked over the
 //    network, on 127.0.0.1 and the probe's port.

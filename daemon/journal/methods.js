@@ -1,7 +1,7 @@
 'use strict'
 
-const { XpmError } = require('../../lib/errors')
-const { show } = require('../../lib/units')
+const { XpmError } = require('../../lib/shared/errors')
+const { show } = require('../../lib/shared/units')
 const { MAX_ENTRIES } = require('./store')
 
 // The socket method of the journal, `why` ({ target, limit? } → { entries }, newest first), and

@@ -2,8 +2,8 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { openAppendNoFollow, readPrivateFile } = require('../../lib/safe-fs')
-const { writeFileAtomic } = require('../../lib/state/atomic-write')
+const { openAppendNoFollow, readPrivateFile } = require('../../lib/shared/safe-fs')
+const { writeFileAtomic } = require('../../lib/shared/state/atomic-write')
 
 // The restart journal on disk: one file of JSON lines per app, XPM_HOME/journal/<app>.jsonl,
 // kept across daemon restarts (and `kill -9` of the daemon: each entry is one append of a whole

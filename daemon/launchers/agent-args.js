@@ -2,7 +2,7 @@
 
 const path = require('node:path')
 
-const AGENT = path.join(__dirname, '..', '..', 'lib', 'worker', 'agent.js')
+const AGENT = path.join(__dirname, '..', '..', 'lib', 'agent', 'agent.js')
 
 // The agent is preloaded into every Node worker: with `metrics: false` it only keeps the reload's
 // keep-alive drain (the instance's env carries XPM_AGENT_METRICS=0).
@@ -13,7 +13,7 @@ function nodeExecArgv (spec) {
   return [...args, ...sourceMaps, '--require', AGENT]
 }
 
-// XPM_AGENT=0 in the app's env turns the agent off (see lib/worker/agent.js).
+// XPM_AGENT=0 in the app's env turns the agent off (see lib/agent/agent.js).
 function hasAgent (env) {
   return env.XPM_AGENT !== '0'
 }

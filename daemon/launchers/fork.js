@@ -5,7 +5,7 @@ const { ProcessHandle } = require('./handle')
 const { nodeExecArgv, hasAgent } = require('./agent-args')
 const { launchEnv } = require('./tree-env')
 const { idOptions, applyAppOptions } = require('./app-options')
-const { isNodeRuntime } = require('../../lib/config/script')
+const { isNodeRuntime } = require('../../lib/shared/config/script')
 
 // A fork-mode child leads its own process group, so a signal reaches a shell script's children.
 // (A stop reaches the rest of its tree too, and the group even after the leader has exited:

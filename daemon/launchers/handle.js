@@ -2,7 +2,7 @@
 
 const { EventEmitter } = require('node:events')
 const { ProcessTree } = require('./process-tree')
-const { endTagged } = require('../../lib/tag-scan')
+const { endTagged } = require('../../lib/shared/tag-scan')
 const { liveLaunches } = require('./tree-env')
 
 // One running OS process, whatever launched it. Callers never ask which mode it is: each
@@ -31,7 +31,7 @@ class ProcessHandle extends EventEmitter {
     this.stdout = child.stdout
     this.stderr = child.stderr
     this.tag = null // set by the launcher: XPM_LAUNCH=<tag> in the process's environment
-    this.treeTag = null // and XPM_TREE=<treeTag>, the instance's (lib/tree-tag.js)
+    this.treeTag = null // and XPM_TREE=<treeTag>, the instance's (lib/shared/tree-tag.js)
     this.killSignal = 'SIGINT' // the app's kill_signal and kill_timeout (app-options.js)
     this.killTimeout = 5000
     this.stopRequested = false // a stop (stop-process.js) owns the end of the tree

@@ -8,7 +8,7 @@
 //    still there: before the leader is signalled, since an orphan is handed to init (or to a
 //    subreaper) and loses the link; or
 //  - its environment carries the leader's launch tag (XPM_LAUNCH=<tag>, set by the launcher
-//    beside the instance's stable XPM_TREE, lib/tree-tag.js): this finds
+//    beside the instance's stable XPM_TREE, lib/shared/tree-tag.js): this finds
 //    what left the tree before the stop (a double-forked daemon that called setsid, a child
 //    whose parent exited), as long as it kept the environment it inherited;
 //  and so do their own descendants. A pid is only ever signalled together with the start time
@@ -21,9 +21,9 @@
 
 const fsp = require('node:fs/promises')
 const { setTimeout: sleep } = require('node:timers/promises')
-const { mapLimited } = require('../../lib/map-limited')
-const { readProcStat } = require('../../lib/proc-stat')
-const { LAUNCH_VAR, TREE_VAR, newLaunchTag } = require('../../lib/tree-tag')
+const { mapLimited } = require('../../lib/shared/map-limited')
+const { readProcStat } = require('../../lib/shared/proc-stat')
+const { LAUNCH_VAR, TREE_VAR, newLaunchTag } = require('../../lib/shared/tree-tag')
 
 const TAG_VAR = LAUNCH_VAR // what a tree of one launch is matched on
 const READ_CONCURRENCY = 16 // /proc reads in flight at once: the thread pool also writes the logs

@@ -1,4 +1,4 @@
 'use strict'
 
-// Shared with `xpm logs --timestamp` (the CLI): lib/logs/date-format.js.
-module.exports = require('../../lib/logs/date-format')
+// Shared with `xpm logs --timestamp` (the CLI): lib/shared/logs/date-format.js.
+module.exports = require('../../lib/shared/logs/date-format')

@@ -2,13 +2,13 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { folderProblem } = require('../../lib/safe-fs')
+const { folderProblem } = require('../../lib/shared/safe-fs')
 
 // rotating-file-stream opens, renames and creates log files by name, following symbolic links.
 // That is safe only where nobody but the daemon's user (or root) can add a name: then nobody can
 // plant a link or a file where a log or one of its rotated copies will be. So before a log file
 // is opened, and again before each rotation, its folder and every folder above it pass the rule
-// XPM_HOME passes (lib/safe-fs.js): owned by root or the daemon's user, writable by nobody else.
+// XPM_HOME passes (lib/shared/safe-fs.js): owned by root or the daemon's user, writable by nobody else.
 // Folders above may be sticky and shared (/tmp); the log's own folder may not, since in a sticky
 // folder anyone can still create a new name (a link where the next rotated file will go).
 // Both the path as written and the real path are walked: a link on the way is only as safe as

@@ -1,9 +1,9 @@
 'use strict'
 
-const { PointRing } = require('../../lib/point-ring')
+const { PointRing } = require('../../lib/shared/point-ring')
 
 // The metric history of one process, compact: POINT_FIELDS as 8-byte floats (64 bytes a point)
-// in a ring that grows as points arrive (lib/point-ring.js).
+// in a ring that grows as points arrive (lib/shared/point-ring.js).
 const POINT_FIELDS = ['at', 'cpu', 'memory', 'heapUsed', 'heapTotal', 'elP95', 'elP99', 'elu']
 const POINT_BYTES = POINT_FIELDS.length * Float64Array.BYTES_PER_ELEMENT
 

@@ -28,7 +28,7 @@ const HISTORY_POINTS = 120 // per process: two minutes at the full rate, 7.5 KiB
 const HISTORY_BUDGET = 4 * 1024 * 1024 // all processes together (fewer points each past ~550)
 const MIN_HISTORY_POINTS = 8
 const SEED_POINTS = 8000 // history points in a subscribe reply, all processes together (~0.5 MB)
-const SCHEDULE_CMD = 'NODE_XPM_METRICS' // see lib/worker/metrics-schedule.js
+const SCHEDULE_CMD = 'NODE_XPM_METRICS' // see lib/agent/metrics-schedule.js
 
 function round2 (value) {
   return Math.round(value * 100) / 100

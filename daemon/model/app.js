@@ -1,6 +1,6 @@
 'use strict'
 
-const { XpmError } = require('../../lib/errors')
+const { XpmError } = require('../../lib/shared/errors')
 const { OpLane } = require('./op-lane')
 const { Instance } = require('./instance')
 const { reloadInstances } = require('./reload')

@@ -1,6 +1,6 @@
 'use strict'
 
-const { abortable } = require('../../lib/abortable')
+const { abortable } = require('../../lib/shared/abortable')
 
 // fork() is synchronous: each one costs the daemon's thread 7–12 ms (more as the daemon's
 // address space grows), and the daemon is the cluster primary that accepts every connection of

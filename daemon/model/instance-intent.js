@@ -1,6 +1,6 @@
 'use strict'
 
-const { XpmError } = require('../../lib/errors')
+const { XpmError } = require('../../lib/shared/errors')
 
 // An instance's part of the intent (docs/architecture.md, "Intent"): set by the App when a
 // command is accepted. A slot that stops being wanted cancels the work bringing it up (a start,

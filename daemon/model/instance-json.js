@@ -2,7 +2,7 @@
 
 const { STATUS } = require('./process-state')
 
-// An instance as `list` and `show` reply it (lib/process-fields.js names the fields), with the
+// An instance as `list` and `show` reply it (lib/shared/process-fields.js names the fields), with the
 // latest figures of the metrics.
 function instanceJSON (inst, metrics) {
   const latest = metrics?.latest(inst.id) ?? null

@@ -1,7 +1,7 @@
 'use strict'
 
 const { waitUntilReady } = require('./wait-ready')
-const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
+const { SPEC_DEFAULTS } = require('../../lib/shared/config/spec-defaults')
 
 // When a freshly forked process of an instance counts as ready: wait_ready's message, its
 // listen (cluster), the readiness probe's gate, or having stayed up a moment (wait-ready.js).

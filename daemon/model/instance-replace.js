@@ -2,7 +2,7 @@
 
 const { performance } = require('node:perf_hooks')
 const { STATUS } = require('./process-state')
-const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
+const { SPEC_DEFAULTS } = require('../../lib/shared/config/spec-defaults')
 const { DRAIN } = require('./drain')
 
 // Reload of one cluster slot: a spare is forked beside the current process, and only once it

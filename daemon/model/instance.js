@@ -4,9 +4,9 @@ const { performance } = require('node:perf_hooks')
 const { STATUS, assertTransition } = require('./process-state')
 const { stopProcess } = require('./stop-process')
 const { needsAgentProbes } = require('./probe-target')
-const { abortable } = require('../../lib/abortable')
-const { instanceEnv } = require('../../lib/config/instance-env')
-const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
+const { abortable } = require('../../lib/shared/abortable')
+const { instanceEnv } = require('../../lib/shared/config/instance-env')
+const { SPEC_DEFAULTS } = require('../../lib/shared/config/spec-defaults')
 const { setIntent } = require('./instance-intent')
 const { exitEvent } = require('./instance-exit')
 const { readinessOf } = require('./instance-readiness')
@@ -108,7 +108,7 @@ class Instance {
       ...instanceEnv(this.spec, this.index), // NODE_APP_INSTANCE (or instance_var), increment_var
       XPM_ID: String(this.id),
       XPM_APP_NAME: this.name,
-      ...(needsAgentProbes(this.spec) ? { XPM_PROBES: '1' } : {}), // lib/worker/probe.js
+      ...(needsAgentProbes(this.spec) ? { XPM_PROBES: '1' } : {}), // lib/agent/probe.js
       ...(this.spec.metrics === false ? { XPM_AGENT_METRICS: '0' } : {})
     }
   }

@@ -1,6 +1,6 @@
 'use strict'
 
-const { XpmError } = require('../../lib/errors')
+const { XpmError } = require('../../lib/shared/errors')
 const { RULES, CANCELLABLE } = require('./overlap-rules')
 
 // One app's operations, one at a time, in arrival order, with cancellation by the rules of

@@ -1,7 +1,7 @@
 'use strict'
 
-const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
-const { formatMs } = require('../../lib/quantity')
+const { SPEC_DEFAULTS } = require('../../lib/shared/config/spec-defaults')
+const { formatMs } = require('../../lib/shared/quantity')
 
 // What to do when a process exits on its own, or a policy (memory limit, watch) wants to restart
 // it. Pure: plain values in, a decision out. Both go through the same crash-loop accounting:
@@ -51,7 +51,7 @@ function backoffDelay (unstableRuns, { expBackoffRestartDelay, maxBackoffDelay }
   return Math.min(expBackoffRestartDelay * 2 ** (unstableRuns - 1), maxBackoffDelay)
 }
 
-// The policy's fields, with the option table's defaults (lib/config/options.js).
+// The policy's fields, with the option table's defaults (lib/shared/config/options.js).
 const DEFAULT_POLICY = Object.freeze(Object.fromEntries(['autorestart', 'maxRestarts', 'restartWindow', 'minUptime', 'restartDelay',
   'expBackoffRestartDelay', 'maxBackoffDelay', 'stopExitCodes'].map((key) => [key, SPEC_DEFAULTS[key]])))
 

@@ -1,8 +1,8 @@
 'use strict'
 
-const { XpmError } = require('../../lib/errors')
+const { XpmError } = require('../../lib/shared/errors')
 
-const { MAX_INSTANCES } = require('../../lib/config/limits') // the same bound as instances at start
+const { MAX_INSTANCES } = require('../../lib/shared/config/limits') // the same bound as instances at start
 
 // `xpm scale <name> <n|+n|-n>`. The change arrives as the string the user typed. Pure.
 function parseScaleChange (value) {

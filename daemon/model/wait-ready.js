@@ -1,7 +1,7 @@
 'use strict'
 
-const { XpmError } = require('../../lib/errors')
-const { describeProbe } = require('../../lib/config/health-types')
+const { XpmError } = require('../../lib/shared/errors')
+const { describeProbe } = require('../../lib/shared/config/health-types')
 const { passReadiness } = require('./readiness-gate')
 
 // Resolves when a freshly launched process can take traffic; rejects with the reason when it

@@ -1,6 +1,6 @@
 'use strict'
 
-const { formatDuration } = require('../../lib/quantity')
+const { formatDuration } = require('../../lib/shared/quantity')
 
 // update.json is a hand-over between two daemons that follow each other at once: during
 // `xpm update` the old daemon writes it, stops its apps (each within its kill_timeout) and exits,

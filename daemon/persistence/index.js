@@ -2,15 +2,15 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { isAlive } = require('../../lib/pid')
-const { readSavedState } = require('../../lib/state/read-saved')
-const { countInstances } = require('../../lib/state/state-format')
+const { isAlive } = require('../../lib/shared/pid')
+const { readSavedState } = require('../../lib/shared/state/read-saved')
+const { countInstances } = require('../../lib/shared/state/state-format')
 const { checkHandover } = require('./handover')
 const { registerApps, startRegistered } = require('./restore')
 const { createPersistenceMethods } = require('./methods')
 const { reapOrphans } = require('./reap-orphans')
 const { StateKeeper } = require('./state-keeper')
-const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
+const { SPEC_DEFAULTS } = require('../../lib/shared/config/spec-defaults')
 
 // Everything the daemon keeps on disk about its apps:
 //   state.json   the desired state, saved after every change (crash recovery);
@@ -20,7 +20,7 @@ const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
 // At start-up: stop the processes a crashed daemon left behind, then restore, in this order:
 // update.json if present, else state.json if the previous daemon did not shut down cleanly,
 // else dump.pm2 when started with --resurrect. A clean `xpm kill` restores nothing.
-// Damaged files never lose apps silently (lib/state/read-saved.js): a damaged state.json or
+// Damaged files never lose apps silently (lib/shared/state/read-saved.js): a damaged state.json or
 // dump.pm2 is set aside and its .bak copy used, and the log, the CLI and the notice say so; a
 // stale update.json (handover.js) is ignored and removed.
 // (createPersistence is over 80 lines because prepare, run, the hello and the shutdown steps share

@@ -1,8 +1,8 @@
 'use strict'
 
-const { XpmError } = require('../../lib/errors')
-const { writeFileAtomic } = require('../../lib/state/atomic-write')
-const { serializeState, summarizeApps } = require('../../lib/state/state-format')
+const { XpmError } = require('../../lib/shared/errors')
+const { writeFileAtomic } = require('../../lib/shared/state/atomic-write')
+const { serializeState, summarizeApps } = require('../../lib/shared/state/state-format')
 const { appsSnapshot } = require('./snapshot')
 const { registerApps, startRegistered } = require('./restore')
 

@@ -1,9 +1,9 @@
 'use strict'
 
 const { setTimeout: sleep } = require('node:timers/promises')
-const { readProcStat } = require('../../lib/proc-stat')
-const { endTagged } = require('../../lib/tag-scan')
-const { parseTreeTag, launchOwner } = require('../../lib/tree-tag')
+const { readProcStat } = require('../../lib/shared/proc-stat')
+const { endTagged } = require('../../lib/shared/tag-scan')
+const { parseTreeTag, launchOwner } = require('../../lib/shared/tree-tag')
 
 // At start-up, before anything is restored: processes of a previous daemon that are still
 // running hold ports and would be duplicated by the restore. Cluster workers exit by themselves
@@ -12,7 +12,7 @@ const { parseTreeTag, launchOwner } = require('../../lib/tree-tag')
 //  - the processes the previous daemon recorded (state.json): each is stopped only while its
 //    pid still has the saved start time (never signal a reused pid): the stop signal to its
 //    process group, then SIGKILL after its kill timeout;
-//  - with `home`: every process carrying the home's tree tag (lib/tree-tag.js) — the previous
+//  - with `home`: every process carrying the home's tree tag (lib/shared/tree-tag.js) — the previous
 //    daemon's apps and everything they started, recorded or not — but this daemon's own
 //    launches, and the descendants of an app with `treekill: false` (specOf(name) says).
 // Resolves (awaitable by a recovery phase) once all of them have ended or survived SIGKILL:

@@ -1,6 +1,6 @@
 'use strict'
 
-const { validateSpec } = require('../../lib/config/validate-spec')
+const { validateSpec } = require('../../lib/shared/config/validate-spec')
 
 // Puts saved apps back into the supervisor in two steps, so the daemon can answer (and list the
 // apps) while orphans of a crashed daemon are still being stopped:

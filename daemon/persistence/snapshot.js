@@ -1,6 +1,6 @@
 'use strict'
 
-const { readProcStat } = require('../../lib/proc-stat')
+const { readProcStat } = require('../../lib/shared/proc-stat')
 const { isWantedUp } = require('../model/predicates')
 
 // What the daemon is asked to keep running: the intent (docs/architecture.md, "Intent"), never a

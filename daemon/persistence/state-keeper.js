@@ -1,7 +1,7 @@
 'use strict'
 
-const { writeFileAtomic } = require('../../lib/state/atomic-write')
-const { serializeState } = require('../../lib/state/state-format')
+const { writeFileAtomic } = require('../../lib/shared/state/atomic-write')
+const { serializeState } = require('../../lib/shared/state/state-format')
 const { appsSnapshot, processesSnapshot, StartTimes } = require('./snapshot')
 
 // Keeps XPM_HOME/state.json equal to the daemon's desired state: every supervisor 'change' is

@@ -8,7 +8,7 @@ const { checkMemory, isWithinLimit } = require('./memory-limit')
 const { createReplacer } = require('./replace')
 const { createRestartGuard } = require('./restart-guard')
 const { createWatchdog } = require('./watchdog-tracker')
-const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
+const { SPEC_DEFAULTS } = require('../../lib/shared/config/spec-defaults')
 
 const TRANSITIONAL = new Set([STATUS.LAUNCHING, STATUS.STOPPING, STATUS.WAITING])
 

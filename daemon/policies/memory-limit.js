@@ -1,6 +1,6 @@
 'use strict'
 
-const { configBytes, formatMb } = require('../../lib/quantity')
+const { configBytes, formatMb } = require('../../lib/shared/quantity')
 
 // max_memory_restart: is this instance's latest sample over its limit? Pure.
 // A sample taken from an earlier process of the slot (other pid, or taken before the current

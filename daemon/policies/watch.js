@@ -4,7 +4,7 @@ const path = require('node:path')
 const { createDebouncer } = require('./debounce')
 const { createIgnore } = require('./ignore')
 const { watchTree } = require('./tree-watcher')
-const { SPEC_DEFAULTS } = require('../../lib/config/spec-defaults')
+const { SPEC_DEFAULTS } = require('../../lib/shared/config/spec-defaults')
 
 // The file watch of one app: changes under spec.watch, minus ignored paths, debounced by
 // spec.watchDelay into one call of onTrigger(reason, { file, changes }). While a triggered

@@ -1,12 +1,12 @@
 'use strict'
 
-const { configBytes, configDuration, formatMb } = require('../../lib/quantity')
+const { configBytes, configDuration, formatMb } = require('../../lib/shared/quantity')
 
 // The watchdog's judgement of one process: is its event loop blocked, is its heap too big? Pure:
 // the agent's reports and a clock in, a verdict out.
 //
 // max_event_loop_delay. Every report carries the loop delay p99 over the interval since the one
-// before (lib/worker/loop-delay.js); an agent under a watchdog reports every interval, changed
+// before (lib/agent/loop-delay.js); an agent under a watchdog reports every interval, changed
 // figures or not (heartbeat). The loop is blocked when its delay stayed above the limit for a
 // whole window: walking back from now, the reports (each covering the time since the previous
 // one) all had p99 above the limit, and together they cover at least `windowMs`. A loop that is

@@ -142,7 +142,7 @@ function countReloads (registry, supervisor) {
 }
 
 // xpm_process_event_loop_delay_seconds: the agent reports quantiles of the loop delay over its
-// last interval (lib/worker/loop-delay.js), not single observations, so this is a summary of
+// last interval (lib/agent/loop-delay.js), not single observations, so this is a summary of
 // quantiles 0.5, 0.9 and 0.99 without _sum and _count (which prom-client's own Summary would
 // compute from observations it never gets). A plain collector object, as the Registry takes.
 function loopDelaySummary (getRows) {

@@ -1,7 +1,7 @@
 'use strict'
 
 const http = require('node:http')
-const { XpmError } = require('../../lib/errors')
+const { XpmError } = require('../../lib/shared/errors')
 const { parseMetricsAddress, formatAddress } = require('./address')
 
 // The daemon's HTTP endpoint, off by default: GET /metrics (the Prometheus text format, see

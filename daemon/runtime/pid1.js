@@ -16,7 +16,7 @@
 // shareProcessNamespace) the runtime is not PID 1 and none of this applies.
 
 const path = require('node:path')
-const { isExecutable } = require('../../lib/config/script')
+const { isExecutable } = require('../../lib/shared/config/script')
 
 const INIT_SCRIPT = path.join(__dirname, 'init.sh')
 const SHELL = '/bin/sh'

@@ -1,6 +1,6 @@
 'use strict'
 
-// Small display helpers shared by list and show. Pure. Bytes and durations: lib/quantity.js.
+// Small display helpers shared by list and show. Pure. Bytes and durations: lib/shared/quantity.js.
 function formatPercent (n) {
   return `${Math.round(n || 0)}%`
 }

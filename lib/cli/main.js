@@ -4,7 +4,7 @@
 // name, aliases, flags and help); the actions themselves live in lib/cli/commands/.
 const { action, configureOutput } = require('./run')
 
-// Commands whose options come from the app option table (lib/config/options.js): it is loaded
+// Commands whose options come from the app option table (lib/shared/config/options.js): it is loaded
 // only when one of them runs (or help is asked for), which keeps `xpm list` fast.
 const WITH_START_OPTIONS = new Set(['start', 'help'])
 
@@ -209,7 +209,7 @@ function buildProgram (argv = []) {
   program.configureHelp({ visibleCommands: (cmd) => cmd.commands.filter((c) => !Object.hasOwn(NOTICES, c.name())) })
   program.unknownCommand = function () {
     const name = this.args[0]
-    const { suggest } = require('../config/suggest')
+    const { suggest } = require('../shared/config/suggest')
     const near = suggest(name, this.commands.flatMap((c) => [c.name(), ...c.aliases()]))
     this.error(`xpm: unknown command '${name}'${near ? `\n(Did you mean ${near}?)` : ''}`, { code: 'commander.unknownCommand', exitCode: 2 })
   }
@@ -224,7 +224,7 @@ function withPlatform (name) {
   return async (ctx) => {
     const [platform, opts, command] = ctx.args
     if (platform !== undefined && !['systemd', 'systemd-user'].includes(platform)) {
-      const { XpmError } = require('../errors')
+      const { XpmError } = require('../shared/errors')
       throw new XpmError('XPM_ERR_NOT_SUPPORTED', `${name} ${platform}: xpm writes systemd units only (PM2's upstart, launchd, openrc, rcd and systemv scripts are not supported)`)
     }
     const o = platform === 'systemd-user' ? { ...opts, user: true } : opts

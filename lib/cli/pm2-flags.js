@@ -7,7 +7,7 @@
 //   - dropping a PM2 flag given to a command that has no use for it, with one notice instead of
 //     "unknown option" (stripForeignFlags): PM2 accepts every flag on every command;
 //   - the flag table of docs/migrating-from-pm2.md (renderFlagTable), kept in step by a test.
-// kind: 'key' an app option (lib/config/options.js has the flag); 'alias' the same as another
+// kind: 'key' an app option (lib/shared/config/options.js has the flag); 'alias' the same as another
 // xpm flag; 'command' an option of the commands named in `on`; 'notice' accepted, one notice.
 const PLUS = 'PM2 Plus (Keymetrics) is not provided; ignored'
 
@@ -137,7 +137,7 @@ function applyPm2Flags (opts, { notice = () => {} } = {}) {
   }
   if (typeof out.watchDelay === 'string' && /^\d+(\.\d+)?$/.test(out.watchDelay)) out.watchDelay = `${Number(out.watchDelay) * 1000}ms`
   // PM2 key flags xpm accepts without acting on them: the option's notice, once
-  const { OPTIONS, flagAttribute } = require('../config/options')
+  const { OPTIONS, flagAttribute } = require('../shared/config/options')
   for (const option of OPTIONS) {
     if (!option.flag || !option.notice) continue
     const value = out[flagAttribute(option.flag)]
@@ -196,7 +196,7 @@ function stripForeignFlags (argv, command, program, { notice = () => {} } = {}) 
 
 // The migration guide's flag table.
 function renderFlagTable () {
-  const { optionOf } = require('../config/options')
+  const { optionOf } = require('../shared/config/options')
   const rows = ['| PM2 flag | xpm |', '|---|---|']
   for (const entry of PM2_FLAGS) {
     const f = parseFlag(entry.flag)

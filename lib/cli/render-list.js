@@ -1,8 +1,8 @@
 'use strict'
 
-const { formatBytes, formatUptime } = require('../quantity')
+const { formatBytes, formatUptime } = require('../shared/quantity')
 const { formatPercent } = require('./format')
-const { displayWidth, truncateWidth, padEndWidth } = require('../display-width')
+const { displayWidth, truncateWidth, padEndWidth } = require('./display-width')
 
 const HEAD = ['id', 'name', 'mode', 'pid', 'uptime', '↺', 'status', 'cpu', 'mem']
 // The fields of a process the table shows: `xpm list` asks the daemon for these only.
@@ -113,10 +113,10 @@ const SORT_FIELDS = {
 }
 
 function parseSort (text) {
-  const { XpmError } = require('../errors')
+  const { XpmError } = require('../shared/errors')
   const [field, dir = 'asc', ...rest] = String(text).split(':')
   if (!Object.hasOwn(SORT_FIELDS, field) || rest.length || !['asc', 'desc'].includes(dir)) {
-    const { suggest } = require('../config/suggest')
+    const { suggest } = require('../shared/config/suggest')
     const near = Object.hasOwn(SORT_FIELDS, field) ? null : suggest(field, Object.keys(SORT_FIELDS))
     throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--sort "${text}": expected <field>[:asc|desc] with a field among ${Object.keys(SORT_FIELDS).join(', ')}` +
       (near ? ` — did you mean "${near}"?` : ''))

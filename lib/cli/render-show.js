@@ -1,6 +1,6 @@
 'use strict'
 
-const { formatBytes, formatDuration, formatUptime } = require('../quantity')
+const { formatBytes, formatDuration, formatUptime } = require('../shared/quantity')
 const { formatPercent } = require('./format')
 const { lastEventLine } = require('./render-why')
 const { renderTable } = require('./table')
@@ -57,7 +57,7 @@ function renderOne (p, options) {
   return renderTable(rows.map(([k, v]) => [k, String(v)]), { flex: 1, wrapOnWords: false, ...options })
 }
 
-// instances: 'max' (0, -n) and the CPUs it counted: where that number came from (lib/cpus.js).
+// instances: 'max' (0, -n) and the CPUs it counted: where that number came from (lib/shared/cpus.js).
 function instancesFrom (s) {
   const f = s.instancesFrom
   const scaled = f.count !== s.instances ? `; scaled to ${s.instances} since` : ''

@@ -1,6 +1,6 @@
 'use strict'
 
-const { exitCodeFor } = require('../errors')
+const { exitCodeFor } = require('../shared/errors')
 
 // Runs one command action with a lazily connected client (so bad arguments are rejected
 // before a daemon is started), prints a one-line error and sets the exit code on failure.
@@ -11,7 +11,7 @@ function action (fn, { autoStart = true } = {}) {
       client: null,
       async connect () {
         if (!ctx.client) {
-          const { connect } = require('../client')
+          const { connect } = require('./client')
           ctx.client = await connect({ autoStart })
           countChanges(ctx)
           warnOnVersionSkew(ctx.client)
@@ -60,8 +60,8 @@ async function waitForShutdown (ctx, { timeout = 120000 } = {}) {
   const pid = old.hello?.pid
   process.stderr.write(`[xpm] the daemon${pid ? ` (pid ${pid})` : ''} is shutting down; waiting for it to exit to start a new one\n`)
   // the daemon keeps this connection until its process exits
-  const { waitGone } = require('../client')
-  const { homePaths } = require('../paths')
+  const { waitGone } = require('./client')
+  const { homePaths } = require('../shared/paths')
   await waitGone({ pid, gone: old.closed ? Promise.resolve() : new Promise((resolve) => old.once('close', resolve)), close: () => old.close() }, Date.now() + timeout, homePaths())
 }
 
@@ -89,7 +89,7 @@ async function noticeRestored (client) {
 
 function printError (err) {
   const code = err.code && String(err.code).startsWith('XPM_ERR_') ? ` [${err.code}]` : ''
-  // a list of problems (one per line, lib/config/validate.js): the code ends its first line
+  // a list of problems (one per line, lib/shared/config/validate.js): the code ends its first line
   const [first, ...rest] = String(err.message).split('\n')
   process.stderr.write(`xpm: ${first}${code}\n${rest.map((line) => line + '\n').join('')}`)
   if (process.env.XPM_DEBUG && err.stack) process.stderr.write(err.stack + '\n')
@@ -107,7 +107,7 @@ const truthy = (v) => v === 'true' || v === '1'
 const output = {
   silent: truthy(process.env.XPM_SILENT) || truthy(process.env.PM2_SILENT),
   mini: false,
-  color: null // null: from the terminal (lib/logs/format-line.js shouldColor)
+  color: null // null: from the terminal (lib/shared/logs/format-line.js shouldColor)
 }
 
 function configureOutput ({ silent, miniList, color } = {}) {

@@ -1,9 +1,9 @@
 'use strict'
 
-const { XpmError } = require('../errors')
+const { XpmError } = require('../shared/errors')
 
 // App options that `restart` and `reload` change, as PM2 applies them on a restart: the value is
-// parsed as `xpm start` parses its flag (lib/config), then set on the app's current spec, which
+// parsed as `xpm start` parses its flag (lib/shared/config), then set on the app's current spec, which
 // the app takes before its processes are replaced. `--name` renames the app.
 function addChangeOptions (command) {
   return command
@@ -29,13 +29,13 @@ function changesOf (opts, { cwd = process.cwd() } = {}) {
     if (given[attr] !== undefined) wanted[attr] = given[attr]
   }
   if (!Object.keys(wanted).length) return null
-  const { parseFlags } = require('../config/validate')
+  const { parseFlags } = require('../shared/config/validate')
   return parseFlags(wanted, { cwd })
 }
 
 // A normalized spec with the changes set (the name only when `rename`).
 function applyChanges (spec, changes) {
-  const { optionOf, findOption } = require('../config/options')
+  const { optionOf, findOption } = require('../shared/config/options')
   const out = structuredClone(spec)
   for (const [key, value] of Object.entries(changes)) {
     if (key === 'watch') {

@@ -1,11 +1,11 @@
 'use strict'
 
-const { OPTIONS } = require('../config/options')
-const { TYPES } = require('../config/types')
+const { OPTIONS } = require('../shared/config/options')
+const { TYPES } = require('../shared/config/types')
 
-// The `xpm start` flags come from the same definitions as the ecosystem keys (lib/config/options.js).
+// The `xpm start` flags come from the same definitions as the ecosystem keys (lib/shared/config/options.js).
 // No commander defaults: a flag that was not given must stay undefined, so file values apply;
-// the values are parsed and checked in lib/config (parseFlags), with the same messages as files.
+// the values are parsed and checked in lib/shared/config (parseFlags), with the same messages as files.
 function addStartOptions (command, { runtime = false } = {}) {
   const { Option } = require('commander')
   for (const option of OPTIONS) {

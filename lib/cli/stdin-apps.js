@@ -1,6 +1,6 @@
 'use strict'
 
-const { XpmError } = require('../errors')
+const { XpmError } = require('../shared/errors')
 
 // `-` as a target (`cat apps.json | xpm start -`, `… | xpm delete -`, as PM2): { apps: [...] },
 // an array of apps or one app, as JSON on standard input → the raw apps.
@@ -27,8 +27,8 @@ async function readStdinApps ({ stdin = process.stdin, max = 8 * 1024 * 1024 } =
 // names[, specs] } (names with name_prefix and --env's append_env_to_name applied).
 async function stdinTarget ({ envName, withSpecs = false, cwd = process.cwd(), env = process.env } = {}) {
   const apps = await readStdinApps()
-  const { nameOf, appLabel, normalizeApp } = require('../config/normalize')
-  const { checkAppObject } = require('../config/validate')
+  const { nameOf, appLabel, normalizeApp } = require('../shared/config/normalize')
+  const { checkAppObject } = require('../shared/config/validate')
   const labels = apps.map((raw, i) => {
     checkAppObject(raw, `app #${i + 1} on standard input`)
     return appLabel(raw, i)

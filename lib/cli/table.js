@@ -1,6 +1,6 @@
 'use strict'
 
-const { displayWidth } = require('../display-width')
+const { displayWidth } = require('./display-width')
 
 // Small boxed tables (`xpm show`, `xpm why`, the `apply` plan) drawn by cli-table3, in one style:
 // no rules between rows, bold cyan header and grey box on a terminal, plain in a pipe. On a

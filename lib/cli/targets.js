@@ -2,7 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { XpmError } = require('../errors')
+const { XpmError } = require('../shared/errors')
 
 // Targets as typed → what the daemon resolves (daemon/supervisor.js resolve()). Names, ids,
 // namespaces and `all` go as they are; a path with a slash is made absolute (the daemon matches

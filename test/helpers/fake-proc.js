@@ -1,12 +1,12 @@
 'use strict'
 
-// A fake /proc for the tag scan (lib/tag-scan.js): a folder of <pid>/stat and <pid>/environ
+// A fake /proc for the tag scan (lib/shared/tag-scan.js): a folder of <pid>/stat and <pid>/environ
 // files, removed after the test. No process is started or signalled.
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { createTagScanner } = require('../../lib/tag-scan')
-const { TREE_VAR, LAUNCH_VAR, treeTag } = require('../../lib/tree-tag')
+const { createTagScanner } = require('../../lib/shared/tag-scan')
+const { TREE_VAR, LAUNCH_VAR, treeTag } = require('../../lib/shared/tree-tag')
 
 // procs: pid → { startTime, environ, ppid }. remove(pid): the process has ended.
 function fakeProc (t, procs) {

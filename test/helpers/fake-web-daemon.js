@@ -1,7 +1,7 @@
 'use strict'
 
 // A stand-in daemon client for the 1,000-process screenshot only (every other web test uses a
-// real daemon): the same methods and pushes as lib/client.js gives the web server, with figures
+// real daemon): the same methods and pushes as lib/cli/client.js gives the web server, with figures
 // from a seeded generator, one `processes` push a second while subscribed.
 
 const { EventEmitter } = require('node:events')

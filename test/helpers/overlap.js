@@ -6,8 +6,8 @@
 const assert = require('node:assert/strict')
 const { waitFor } = require('./wait')
 const { describeProc, running, childrenOf } = require('./procs')
-const { connect } = require('../../lib/client')
-const { resolveStart } = require('../../lib/config')
+const { connect } = require('../../lib/cli/client')
+const { resolveStart } = require('../../lib/shared/config')
 
 const TRANSITIONAL = new Set(['launching', 'stopping', 'waiting restart'])
 

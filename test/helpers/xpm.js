@@ -5,7 +5,7 @@ const os = require('node:os')
 const path = require('node:path')
 const http = require('node:http')
 const { execFile } = require('node:child_process')
-const { isAlive } = require('../../lib/pid')
+const { isAlive } = require('../../lib/shared/pid')
 const { waitFor, freePort, delay } = require('./wait')
 
 const ROOT = path.join(__dirname, '..', '..')

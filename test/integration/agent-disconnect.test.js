@@ -9,9 +9,9 @@ const { fork } = require('node:child_process')
 const path = require('node:path')
 const { setTimeout: delay } = require('node:timers/promises')
 const { waitFor } = require('../helpers/wait')
-const { onChannelClosed } = require('../../lib/worker/exit-on-disconnect')
+const { onChannelClosed } = require('../../lib/agent/exit-on-disconnect')
 
-const AGENT = path.join(__dirname, '..', '..', 'lib', 'worker', 'agent.js')
+const AGENT = path.join(__dirname, '..', '..', 'lib', 'agent', 'agent.js')
 const FIXTURES = path.join(__dirname, '..', 'fixtures')
 const pids = new Set()
 

@@ -11,7 +11,7 @@ const path = require('node:path')
 const { setTimeout: delay } = require('node:timers/promises')
 const { waitFor } = require('../helpers/wait')
 
-const AGENT = path.join(__dirname, '..', '..', 'lib', 'worker', 'agent.js')
+const AGENT = path.join(__dirname, '..', '..', 'lib', 'agent', 'agent.js')
 const FIXTURES = path.join(__dirname, '..', 'fixtures')
 const pids = new Set()
 

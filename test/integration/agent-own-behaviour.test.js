@@ -10,7 +10,7 @@ const { fork } = require('node:child_process')
 const path = require('node:path')
 const { setTimeout: delay } = require('node:timers/promises')
 
-const AGENT = path.join(__dirname, '..', '..', 'lib', 'worker', 'agent.js')
+const AGENT = path.join(__dirname, '..', '..', 'lib', 'agent', 'agent.js')
 const pids = new Set()
 after(() => { for (const pid of pids) try { process.kill(pid, 'SIGKILL') } catch {} })
 

@@ -11,7 +11,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { createHome, fixture, BIN, waitFor } = require('../helpers/xpm')
-const { parseMountinfo } = require('../../lib/cpus')
+const { parseMountinfo } = require('../../lib/shared/cpus')
 
 // A child cgroup with a quota of one CPU, or { skip: why }.
 function makeLimitedCgroup () {

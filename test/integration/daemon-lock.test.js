@@ -7,11 +7,11 @@ const os = require('node:os')
 const path = require('node:path')
 const readline = require('node:readline')
 const { spawn } = require('node:child_process')
-const { acquireLock, waitForLock, probeLock } = require('../../lib/daemon-lock')
+const { acquireLock, waitForLock, probeLock } = require('../../lib/shared/daemon-lock')
 const { waitFor } = require('../helpers/wait')
-const { isAlive } = require('../../lib/pid')
+const { isAlive } = require('../../lib/shared/pid')
 
-const LOCK_MODULE = path.join(__dirname, '..', '..', 'lib', 'daemon-lock.js')
+const LOCK_MODULE = path.join(__dirname, '..', '..', 'lib', 'shared', 'daemon-lock.js')
 
 function tmpHome (t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-lock-'))

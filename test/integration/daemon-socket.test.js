@@ -6,7 +6,7 @@ const fs = require('node:fs')
 const net = require('node:net')
 const path = require('node:path')
 const { createHome, waitFor, isAlive } = require('../helpers/xpm')
-const { connectOnce } = require('../../lib/client')
+const { connectOnce } = require('../../lib/cli/client')
 
 test('two CLI commands at the same moment with no daemon end up with exactly one daemon', async (t) => {
   const h = createHome(t)

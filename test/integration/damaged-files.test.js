@@ -5,7 +5,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { createHome, waitFor, fixture, isAlive } = require('../helpers/xpm')
-const { serializeState } = require('../../lib/state/state-format')
+const { serializeState } = require('../../lib/shared/state/state-format')
 
 const ok = (res) => assert.equal(res.code, 0, res.stderr)
 const asideFiles = (home, name) => fs.readdirSync(home).filter((f) => f.startsWith(`${name}.corrupt-`))

@@ -8,7 +8,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { createHome, fixture } = require('../helpers/xpm')
-const { connect } = require('../../lib/client')
+const { connect } = require('../../lib/cli/client')
 
 const ok = (res) => assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}`)
 

@@ -8,10 +8,10 @@ const fs = require('node:fs')
 const net = require('node:net')
 const path = require('node:path')
 const { createHome, waitFor, fixture, isAlive } = require('../helpers/xpm')
-const { connectOnce } = require('../../lib/client')
-const { homePaths } = require('../../lib/paths')
-const { encode } = require('../../lib/protocol')
-const { normalizeApp } = require('../../lib/config')
+const { connectOnce } = require('../../lib/cli/client')
+const { homePaths } = require('../../lib/shared/paths')
+const { encode } = require('../../lib/shared/protocol')
+const { normalizeApp } = require('../../lib/shared/config')
 
 const KiB = 1024
 const MiB = 1024 * KiB

@@ -7,7 +7,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { createHome, fixture, BIN } = require('../helpers/xpm')
 const { TmuxSession, tmuxAvailable } = require('../helpers/tmux')
-const { displayWidth } = require('../../lib/display-width')
+const { displayWidth } = require('../../lib/cli/display-width')
 
 const NAMES = ['日本語アプリケーションサーバー', '中文应用', '한국어', '🚀-rocket']
 

@@ -6,7 +6,7 @@ const fs = require('node:fs')
 const net = require('node:net')
 const path = require('node:path')
 const { createHome, fixture, waitFor } = require('../helpers/xpm')
-const { connectOnce } = require('../../lib/client')
+const { connectOnce } = require('../../lib/cli/client')
 
 function rssKb (pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1])

@@ -159,7 +159,7 @@ test('uid and gid: the app runs as that user (when the daemon runs as root)', { 
 })
 
 test('xpm start worker.py runs it with Python, picked by its extension as PM2 does', async (t) => {
-  const { inferInterpreter } = require('../../lib/config/script')
+  const { inferInterpreter } = require('../../lib/shared/config/script')
   const python = inferInterpreter(path.join(CORPUS, 'worker.py')).interpreter
   const { spawnSync } = require('node:child_process')
   if (spawnSync(python, ['--version']).status !== 0) return t.skip(`no ${python} here`)

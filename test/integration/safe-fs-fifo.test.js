@@ -1,14 +1,14 @@
 'use strict'
 
 // readPrivateFile on a FIFO: refused at once, never a read that hangs (mkfifo is a spawned tool,
-// so this is not a unit test; the rest of lib/safe-fs.js is in test/unit/safe-fs.test.js).
+// so this is not a unit test; the rest of lib/shared/safe-fs.js is in test/unit/safe-fs.test.js).
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
-const { readPrivateFile } = require('../../lib/safe-fs')
+const { readPrivateFile } = require('../../lib/shared/safe-fs')
 
 test('readPrivateFile: a FIFO in place of a state file is refused, with no hang', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-safe-'))

@@ -10,7 +10,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { WebServer } = require('../../lib/web/server')
+const { WebServer } = require('../../lib/cli/web/server')
 const { createFakeDaemon } = require('../helpers/fake-web-daemon')
 const { launchBrowser, CHROMIUM } = require('../helpers/web')
 

@@ -3,8 +3,8 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { createHistogram } = require('node:perf_hooks')
-const { weightedLag, histogramSource } = require('../../lib/worker/loop-delay')
-const { intervalFrom, forgetPreload } = require('../../lib/worker/options')
+const { weightedLag, histogramSource } = require('../../lib/agent/loop-delay')
+const { intervalFrom, forgetPreload } = require('../../lib/agent/options')
 
 const idle = (n) => Array.from({ length: n }, () => 10.2)
 

@@ -1,12 +1,12 @@
 'use strict'
 
-// PM2's `set <app>:<key> <value>` store (lib/state/app-conf.js): keys, values, what the app gets.
+// PM2's `set <app>:<key> <value>` store (lib/shared/state/app-conf.js): keys, values, what the app gets.
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const store = require('../../lib/state/app-conf')
+const store = require('../../lib/shared/state/app-conf')
 
 test('keys as PM2 writes them: app:key and app.key; values are strings; the app gets each key and the whole as JSON', async () => {
   assert.deepEqual(store.splitKey('echo:config_var'), { app: 'echo', key: 'config_var' })

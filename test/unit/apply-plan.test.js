@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { planApply, specChanges, envChanges, deleteOrder, fileKey } = require('../../lib/apply/plan')
+const { planApply, specChanges, envChanges, deleteOrder, fileKey } = require('../../lib/cli/apply/plan')
 const { renderPlan } = require('../../lib/cli/commands/apply')
 
 const SHELL = { PATH: '/usr/bin', HOME: '/root', PWD: '/srv' }

@@ -6,17 +6,17 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { Command } = require('commander')
-const { renderTable } = require('../../lib/config/render-docs')
-const { OPTIONS, flagAttribute } = require('../../lib/config/options')
+const { renderTable } = require('../../lib/shared/config/render-docs')
+const { OPTIONS, flagAttribute } = require('../../lib/shared/config/options')
 const { addStartOptions } = require('../../lib/cli/start-options')
-const { writeStarter, TEMPLATE } = require('../../lib/config/starter-template')
-const { resolveStart } = require('../../lib/config')
+const { writeStarter, TEMPLATE } = require('../../lib/shared/config/starter-template')
+const { resolveStart } = require('../../lib/shared/config')
 
 const DOC = path.join(__dirname, '..', '..', 'docs', 'ecosystem.md')
 
-test('docs/ecosystem.md contains the option table rendered from lib/config/options.js', () => {
+test('docs/ecosystem.md contains the option table rendered from lib/shared/config/options.js', () => {
   const doc = fs.readFileSync(DOC, 'utf8')
-  assert.ok(doc.includes(renderTable()), 'run `node lib/config/render-docs.js --write` after changing options.js')
+  assert.ok(doc.includes(renderTable()), 'run `node lib/shared/config/render-docs.js --write` after changing options.js')
   for (const option of OPTIONS) assert.ok(doc.includes(`\`${option.key}\``), option.key)
 })
 

@@ -9,9 +9,9 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { fromDump, readDump, pm2Home } = require('../../lib/import/pm2-dump')
-const { ecosystemText } = require('../../lib/import/write-ecosystem')
-const { loadEcosystem } = require('../../lib/config/load-ecosystem')
+const { fromDump, readDump, pm2Home } = require('../../lib/cli/import/pm2-dump')
+const { ecosystemText } = require('../../lib/cli/import/write-ecosystem')
+const { loadEcosystem } = require('../../lib/shared/config/load-ecosystem')
 
 const CORPUS = path.join(__dirname, '..', 'fixtures', 'ecosystems', 'pm2-corpus')
 

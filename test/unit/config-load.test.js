@@ -5,7 +5,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { loadEcosystem, isEcosystemFile, resolveStart } = require('../../lib/config')
+const { loadEcosystem, isEcosystemFile, resolveStart } = require('../../lib/shared/config')
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'ecosystems')
 const fixture = (name) => path.join(FIXTURES, name)

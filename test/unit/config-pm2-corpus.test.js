@@ -9,9 +9,9 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { resolveStart, checkSpec, validateSpec, loadEcosystem } = require('../../lib/config')
-const { findOption, OPTIONS, FILE_KEYS } = require('../../lib/config/options')
-const { renderPm2Table } = require('../../lib/config/render-docs')
+const { resolveStart, checkSpec, validateSpec, loadEcosystem } = require('../../lib/shared/config')
+const { findOption, OPTIONS, FILE_KEYS } = require('../../lib/shared/config/options')
+const { renderPm2Table } = require('../../lib/shared/config/render-docs')
 
 const CORPUS = path.join(__dirname, '..', 'fixtures', 'ecosystems', 'pm2-corpus')
 const SCHEMA = require(path.join(CORPUS, 'pm2-schema-keys.json'))
@@ -68,7 +68,7 @@ test('every key of PM2\'s schema, and every alias, is known, used in the corpus,
   }
   const table = renderPm2Table()
   const doc = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'migrating-from-pm2.md'), 'utf8')
-  assert.ok(doc.includes(table), 'run `node lib/config/render-docs.js --write` after changing options.js')
+  assert.ok(doc.includes(table), 'run `node lib/shared/config/render-docs.js --write` after changing options.js')
   for (const key of [...SCHEMA.keys, ...SCHEMA.aliases]) {
     const option = findOption(key)
     assert.ok(option, `${key} is known`)

@@ -4,7 +4,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const os = require('node:os')
 const path = require('node:path')
-const { resolveStart, resolveTargets } = require('../../lib/config')
+const { resolveStart, resolveTargets } = require('../../lib/shared/config')
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'ecosystems')
 const FILE = path.join(FIXTURES, 'ecosystem.config.js')

@@ -5,9 +5,9 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { resolveStart, normalizeApp, validateSpec, checkSpec } = require('../../lib/config')
-const { suggest, distance } = require('../../lib/config/suggest')
-const { OPTIONS } = require('../../lib/config/options')
+const { resolveStart, normalizeApp, validateSpec, checkSpec } = require('../../lib/shared/config')
+const { suggest, distance } = require('../../lib/shared/config/suggest')
+const { OPTIONS } = require('../../lib/shared/config/options')
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'ecosystems')
 const env = { PATH: process.env.PATH }

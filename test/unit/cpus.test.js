@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { usableCpus, parseProcCgroup, parseMountinfo, parseCpuMax, parseCfs, quotaCpus } = require('../../lib/cpus')
+const { usableCpus, parseProcCgroup, parseMountinfo, parseCpuMax, parseCfs, quotaCpus } = require('../../lib/shared/cpus')
 
 // Sample files as the kernel writes them, from a cgroup v2 container, a hybrid v1 host and a
 // Kubernetes node. A fake file system: path → text; anything else is ENOENT.

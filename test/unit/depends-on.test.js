@@ -7,7 +7,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { Supervisor } = require('../../daemon/supervisor')
 const { inReverseDependencyOrder, chainDepth } = require('../../daemon/dependencies')
-const { checkDependencies, findCycle, startWaves } = require('../../lib/config/dependencies')
+const { checkDependencies, findCycle, startWaves } = require('../../lib/shared/config/dependencies')
 const { fakeLauncher, fakeSpec } = require('../helpers/fake-launcher')
 const { waitFor } = require('../helpers/wait')
 

@@ -7,8 +7,8 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { isEcosystemFile, loadEcosystem } = require('../../lib/config/load-ecosystem')
-const { resolveStart } = require('../../lib/config')
+const { isEcosystemFile, loadEcosystem } = require('../../lib/shared/config/load-ecosystem')
+const { resolveStart } = require('../../lib/shared/config')
 
 const strips = Boolean(process.features.typescript)
 

@@ -4,7 +4,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { CODES, XpmError, exitCodeFor } = require('../../lib/errors')
+const { CODES, XpmError, exitCodeFor } = require('../../lib/shared/errors')
 
 test('docs/errors.md lists exactly the codes of the catalogue, with their exit status', () => {
   const doc = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'errors.md'), 'utf8')

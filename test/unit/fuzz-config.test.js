@@ -1,6 +1,6 @@
 'use strict'
 
-// Property-based: random ecosystem objects through the config model (lib/config), and random
+// Property-based: random ecosystem objects through the config model (lib/shared/config), and random
 // specs through the daemon's check (validate-spec). Either a normalized spec that the daemon's
 // check accepts (also after a trip through JSON, as over the socket), or an XpmError with a known
 // code; never another exception. Seeded and time-boxed (test/helpers/fuzz.js).
@@ -9,10 +9,10 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
 const { fc, fuzzOptions } = require('../helpers/fuzz')
-const { normalizeApp, checkSpec, validateSpec } = require('../../lib/config')
-const { OPTIONS } = require('../../lib/config/options')
-const { XpmError, CODES } = require('../../lib/errors')
-const { MAX_INSTANCES } = require('../../lib/config/limits')
+const { normalizeApp, checkSpec, validateSpec } = require('../../lib/shared/config')
+const { OPTIONS } = require('../../lib/shared/config/options')
+const { XpmError, CODES } = require('../../lib/shared/errors')
+const { MAX_INSTANCES } = require('../../lib/shared/config/limits')
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'ecosystems')
 const env = { PATH: process.env.PATH, HOME: '/nonexistent' }

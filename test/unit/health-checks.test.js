@@ -6,7 +6,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { EventBus } = require('../../daemon/event-bus')
 const { createHealth } = require('../../daemon/health')
-const { parseProbe } = require('../../lib/config/health-types')
+const { parseProbe } = require('../../lib/shared/config/health-types')
 const { fakeClock: fakeTime } = require('../helpers/fake-clock')
 
 function world (spec) {

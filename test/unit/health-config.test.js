@@ -1,10 +1,10 @@
 'use strict'
 
-// The forms of readiness, liveness and on_event (lib/config/health-types.js): files, flags and
+// The forms of readiness, liveness and on_event (lib/shared/config/health-types.js): files, flags and
 // the normalized form the daemon checks.
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const { parseProbe, isProbe, describeProbe, parseHooks, isHooks, PROBE_DEFAULTS } = require('../../lib/config/health-types')
+const { parseProbe, isProbe, describeProbe, parseHooks, isHooks, PROBE_DEFAULTS } = require('../../lib/shared/config/health-types')
 
 test('probes: object and short forms, Kubernetes defaults, timings parsed', () => {
   assert.deepEqual(parseProbe({ http: '/healthz' }), { kind: 'http', path: '/healthz', port: null, ...PROBE_DEFAULTS })
@@ -67,7 +67,7 @@ test('the options reach the normalized spec, and the daemon accepts it', () => {
   const fs = require('node:fs')
   const os = require('node:os')
   const path = require('node:path')
-  const { normalizeApp, validateSpec } = require('../../lib/config')
+  const { normalizeApp, validateSpec } = require('../../lib/shared/config')
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-health-config-'))
   try {
     fs.writeFileSync(path.join(dir, 'app.js'), '')

@@ -7,7 +7,7 @@ const assert = require('node:assert/strict')
 const { EventBus } = require('../../daemon/event-bus')
 const { createHooks } = require('../../daemon/hooks')
 const { createLimiter } = require('../../daemon/hooks/run-command')
-const { parseHooks } = require('../../lib/config/health-types')
+const { parseHooks } = require('../../lib/shared/config/health-types')
 
 function world (onEvent) {
   const supervisor = new EventBus()

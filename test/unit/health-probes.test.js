@@ -1,7 +1,7 @@
 'use strict'
 
 // Probes: the threshold counting, the readiness gate, where each kind runs, the daemon's side of
-// the in-worker probe and the agent's side (lib/worker/probe.js) against a real http.Server.
+// the in-worker probe and the agent's side (lib/agent/probe.js) against a real http.Server.
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const http = require('node:http')
@@ -11,8 +11,8 @@ const { countResult, PASSING, NOT_YET } = require('../../daemon/model/probe-coun
 const { passReadiness } = require('../../daemon/model/readiness-gate')
 const { createProber } = require('../../daemon/health/probes')
 const { askAgent } = require('../../daemon/health/agent-probe')
-const { parseProbe } = require('../../lib/config/health-types')
-const workerProbe = require('../../lib/worker/probe')
+const { parseProbe } = require('../../lib/shared/config/health-types')
+const workerProbe = require('../../lib/agent/probe')
 
 const probe = (text, extra = {}) => ({ ...parseProbe(text), ...extra })
 

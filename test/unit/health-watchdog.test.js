@@ -125,7 +125,7 @@ test('a watched process\'s agent reports at the full rate, every interval, chang
   metrics.stop()
 
   // the agent's side: a heartbeat report goes out even when no figure changed
-  const { followSchedule } = require('../../lib/worker/metrics-schedule')
+  const { followSchedule } = require('../../lib/agent/metrics-schedule')
   const reports = []
   let deliver
   const schedule = followSchedule({

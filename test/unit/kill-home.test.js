@@ -1,14 +1,14 @@
 'use strict'
 
-// `xpm kill` without an answering daemon (lib/kill-home.js) and the lock's pids
-// (lib/daemon-lock.js), against a fake /proc and injected signals: no process is started.
+// `xpm kill` without an answering daemon (lib/cli/kill-home.js) and the lock's pids
+// (lib/shared/daemon-lock.js), against a fake /proc and injected signals: no process is started.
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { killHome, findDaemonPid } = require('../../lib/kill-home')
-const { lockPids } = require('../../lib/daemon-lock')
+const { killHome, findDaemonPid } = require('../../lib/cli/kill-home')
+const { lockPids } = require('../../lib/shared/daemon-lock')
 const { fakeProc, env } = require('../helpers/fake-proc')
 
 function tempHome (t, state) {

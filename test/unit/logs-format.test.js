@@ -4,7 +4,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { compileDateFormat } = require('../../daemon/logs/date-format')
 const { createEntryFormatter, parseJsonLine } = require('../../daemon/logs/format-entry')
-const { formatLine, shouldColor } = require('../../lib/logs/format-line')
+const { formatLine, shouldColor } = require('../../lib/shared/logs/format-line')
 
 const T = Date.UTC(2026, 10, 22, 3, 4, 5, 67)
 

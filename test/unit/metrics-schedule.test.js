@@ -218,7 +218,7 @@ test('issue 23: a Prometheus scrape every 15 s makes the agents report every 15 
 })
 
 test('issue 23: 100 processes forked one after another start reporting spread over half a second, not in one tick', () => {
-  const { startDelayFor, START_MIN_MS, START_SPREAD_MS, FIRST_REPORT_MS } = require('../../lib/worker/metrics-schedule')
+  const { startDelayFor, START_MIN_MS, START_SPREAD_MS, FIRST_REPORT_MS } = require('../../lib/agent/metrics-schedule')
   const delays = Array.from({ length: 100 }, (_, i) => startDelayFor(31000 + i))
   assert.ok(delays.every((d) => d >= START_MIN_MS && d <= START_MIN_MS + START_SPREAD_MS), `${delays}`)
   assert.ok(START_MIN_MS + START_SPREAD_MS + FIRST_REPORT_MS <= 1000, 'the first report within a second of boot')

@@ -11,7 +11,7 @@ const assert = require('node:assert/strict')
 const { Supervisor } = require('../../daemon/supervisor')
 const { appsSnapshot } = require('../../daemon/persistence/snapshot')
 const { registerApps, startRegistered } = require('../../daemon/persistence/restore')
-const { parseState, serializeState } = require('../../lib/state/state-format')
+const { parseState, serializeState } = require('../../lib/shared/state/state-format')
 const { fakeLauncher, fakeSpec } = require('../helpers/fake-launcher')
 const { fc, fuzzOptions } = require('../helpers/fuzz')
 

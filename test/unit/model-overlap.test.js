@@ -144,7 +144,7 @@ test('a process its readiness probe never passes is not left online: stopped, an
   const fake = fakeLauncher()
   const prober = { probe: async () => ({ ok: false, detail: 'connection refused' }) }
   const sup = new Supervisor({ launcher: fake.launcherFor, prober })
-  const { parseProbe } = require('../../lib/config/health-types')
+  const { parseProbe } = require('../../lib/shared/config/health-types')
   const readiness = { ...parseProbe('tcp:9'), interval: 10, failureThreshold: 1, successThreshold: 1, initialDelay: 0 }
   const [result] = await sup.start([fakeSpec('api', { readiness, listenTimeout: 50, autorestart: false })])
   assert.match(result.failures[0].message, /not ready after 50 ms/)

@@ -3,7 +3,10 @@
 // The shape of the code, checked from the source: the relative `require`s of lib/, bin/ and
 // daemon/ (lazy ones inside functions too) form a graph in which every edge resolves to a file,
 // the CLI side never reaches daemon/ (the daemon is another process; only bin/xpm-runtime,
-// which runs the daemon in the foreground, loads it), and there is no cycle.
+// which runs the daemon in the foreground, loads it), and there is no cycle. lib/ is split by
+// who runs it: lib/cli (the CLI only), lib/shared (the daemon, and often the CLI too), lib/agent
+// (preloaded into every worker); the daemon never loads CLI code, shared code loads neither
+// side, and the agent loads nothing but itself and Node's own modules.
 // A regex over the source rather than a dependency-graph package: dpdm and madge bring a
 // TypeScript or a parser stack for what is, in a CommonJS code base, one pattern.
 
@@ -83,8 +86,9 @@ const graph = buildGraph()
 test('the walker sees every source file and lazy requires inside functions', () => {
   assert.ok(graph.size > 50, `only ${graph.size} files`)
   const targets = (file) => graph.get(file).map((e) => e.to)
-  assert.ok(targets('lib/cli/commands/update.js').includes('lib/state/state-format.js'), 'a require inside a function')
+  assert.ok(targets('lib/cli/commands/update.js').includes('lib/shared/state/state-format.js'), 'a require inside a function')
   assert.ok(targets('bin/xpm-runtime').includes('daemon/runtime/index.js'), 'a bin file without extension')
+  assert.ok(targets('lib/agent/agent.js').includes('lib/agent/options.js'), 'the agent')
   assert.ok(targets('lib/cli/main.js').includes('lib/cli/commands/list.js'), 'a require of a template literal')
 })
 
@@ -104,17 +108,52 @@ test('nothing under lib/ nor bin/xpm requires daemon/ (only bin/xpm-runtime may)
   assert.deepEqual(offending, [], `the CLI reaches into daemon/ (move shared code to lib/):\n  ${offending.join('\n  ')}`)
 })
 
+// file → its edges that reach `forbidden(to)`, as 'file → to'.
+function edgesWhere (fromHere, forbidden) {
+  const offending = []
+  for (const [file, edges] of graph) {
+    if (!fromHere(file)) continue
+    for (const e of edges) if (e.to && forbidden(e.to)) offending.push(`${file} → ${e.to}`)
+  }
+  return offending
+}
+
+test('daemon/ never requires lib/cli/ (the command line is the CLI\'s, even xpm-runtime\'s: lib/cli/runtime)', () => {
+  const offending = edgesWhere((f) => f.startsWith('daemon/'), (to) => to.startsWith('lib/cli/'))
+  assert.deepEqual(offending, [], `the daemon loads CLI code (move the shared part to lib/shared/):\n  ${offending.join('\n  ')}`)
+})
+
+test('lib/shared/ requires neither lib/cli/ nor daemon/ nor lib/agent/', () => {
+  const offending = edgesWhere((f) => f.startsWith('lib/shared/'), (to) => !to.startsWith('lib/shared/') && to !== 'package.json')
+  assert.deepEqual(offending, [], `shared code reaches into one side:\n  ${offending.join('\n  ')}`)
+})
+
+test('lib/agent/ (preloaded into every worker) requires only lib/agent/ and Node\'s own modules', () => {
+  const offending = edgesWhere((f) => f.startsWith('lib/agent/'), (to) => !to.startsWith('lib/agent/'))
+  for (const file of graph.keys()) {
+    if (!file.startsWith('lib/agent/')) continue
+    const code = fs.readFileSync(path.join(ROOT, file), 'utf8')
+    for (const [, spec] of code.matchAll(/\brequire\(\s*['"]([^'".][^'"]*)['"]\s*\)/g)) if (!spec.startsWith('node:')) offending.push(`${file} → ${spec} (a package, loaded into every app)`)
+  }
+  assert.deepEqual(offending, [], `the agent loads more than itself:\n  ${offending.join('\n  ')}`)
+})
+
+test('lib/ holds only lib/cli/, lib/shared/ and lib/agent/', () => {
+  const elsewhere = [...graph.keys()].filter((f) => f.startsWith('lib/') && !/^lib\/(cli|shared|agent)\//.test(f))
+  assert.deepEqual(elsewhere, [], `put each file under the side that runs it:\n  ${elsewhere.join('\n  ')}`)
+})
+
 test('the relative-require graph has no cycle', () => {
   const cycles = findCycles(graph)
   assert.deepEqual(cycles, [], `import cycles:\n  ${cycles.map((c) => c.join(' → ')).join('\n  ')}`)
 })
 
-test('the web dashboard (lib/web/) is loaded by `xpm web` only, and its page (lib/web/public/) by the browser only', () => {
+test('the web dashboard (lib/cli/web/) is loaded by `xpm web` only, and its page (lib/cli/web/public/) by the browser only', () => {
   const offending = []
   for (const [file, edges] of graph) {
     for (const e of edges) {
-      if (e.to?.startsWith('lib/web/public/')) offending.push(`${file} → ${e.to} (browser code)`)
-      else if (e.to?.startsWith('lib/web/') && !file.startsWith('lib/web/') && file !== 'lib/cli/commands/web.js') offending.push(`${file} → ${e.to}`)
+      if (e.to?.startsWith('lib/cli/web/public/')) offending.push(`${file} → ${e.to} (browser code)`)
+      else if (e.to?.startsWith('lib/cli/web/') && !file.startsWith('lib/cli/web/') && file !== 'lib/cli/commands/web.js') offending.push(`${file} → ${e.to}`)
     }
   }
   assert.deepEqual(offending, [], `only lib/cli/commands/web.js may load the web server:\n  ${offending.join('\n  ')}`)
@@ -132,7 +171,7 @@ test('daemon/model imports nothing from policies, health, hooks, journal, persis
 
 // Files another change owns (shared/STYLE.md: most files well under 300 lines); each to be split
 // there, and then removed from this list.
-const OVER_300_ELSEWHERE = new Set(['daemon/metrics/index.js', 'lib/config/types.js'])
+const OVER_300_ELSEWHERE = new Set(['daemon/metrics/index.js', 'lib/shared/config/types.js'])
 
 test('no file under daemon/ or lib/ is over 300 lines, unless its first lines say "over 300 lines because"', () => {
   const offending = []

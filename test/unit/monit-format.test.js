@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const f = require('../../lib/monit/format')
+const f = require('../../lib/cli/monit/format')
 
 test('formatPercent and formatRatio show missing values as a dash', () => {
   assert.equal(f.formatPercent(12.345), '12.3%')

@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { MonitModel } = require('../../lib/monit/model')
+const { MonitModel } = require('../../lib/cli/monit/model')
 
 function proc (id, extra = {}) {
   return { id, name: `app${id}`, instance: 0, pid: 100 + id, status: 'online', restarts: 0, uptime: 1000, cpu: id, memory: 1000 * id, metrics: { heapUsed: 10 * id, heapTotal: 20 * id, elP50: 1, elP95: 2, elP99: 3, elMax: 4, elu: 0.5 }, ...extra }

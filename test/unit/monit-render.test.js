@@ -2,8 +2,8 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { MonitModel } = require('../../lib/monit/model')
-const render = require('../../lib/monit/render')
+const { MonitModel } = require('../../lib/cli/monit/model')
+const render = require('../../lib/cli/monit/render')
 
 // The text a user sees: blessed tags removed, escaped braces restored.
 function plain (line) {

@@ -7,7 +7,7 @@ const { fakeLauncher } = require('../helpers/fake-launcher')
 const { StateKeeper } = require('../../daemon/persistence/state-keeper')
 const { reapOrphans } = require('../../daemon/persistence/reap-orphans')
 const { registerApps, startRegistered } = require('../../daemon/persistence/restore')
-const { parseState } = require('../../lib/state/state-format')
+const { parseState } = require('../../lib/shared/state/state-format')
 const { runtimeExitCode, allEnded } = require('../../daemon/runtime/exit-code')
 
 const spec = (name, extra = {}) => ({ name, script: `/srv/${name}.js`, cwd: '/srv', instances: 1, execMode: 'fork', interpreter: 'node', env: {}, minUptime: 0, ...extra })

@@ -2,8 +2,8 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { serializeState, parseState, countInstances, summarizeApps, STATE_VERSION } = require('../../lib/state/state-format')
-const { parseStat, readProcStat } = require('../../lib/proc-stat')
+const { serializeState, parseState, countInstances, summarizeApps, STATE_VERSION } = require('../../lib/shared/state/state-format')
+const { parseStat, readProcStat } = require('../../lib/shared/proc-stat')
 const { appsSnapshot, processesSnapshot, desiredOf, StartTimes } = require('../../daemon/persistence/snapshot')
 
 const spec = (name, extra = {}) => ({ name, script: `/srv/${name}.js`, cwd: '/srv', instances: 2, execMode: 'cluster', env: { A: '1' }, ...extra })

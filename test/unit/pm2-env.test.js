@@ -5,9 +5,9 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { PM2_ENV, pm2EnvDefaults, pm2EnvNotices } = require('../../lib/config/pm2-env')
-const { normalizeApp } = require('../../lib/config')
-const { homePaths } = require('../../lib/paths')
+const { PM2_ENV, pm2EnvDefaults, pm2EnvNotices } = require('../../lib/shared/config/pm2-env')
+const { normalizeApp } = require('../../lib/shared/config')
+const { homePaths } = require('../../lib/shared/paths')
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'ecosystems')
 
@@ -34,7 +34,7 @@ test('PM2_DEEP_MONITORING and the other variables xpm does not read get one noti
   assert.match(lines[0], /^PM2_DEEP_MONITORING: /)
 })
 
-test('every PM2 variable of lib/config/pm2-env.js is in the migration guide\'s table', () => {
+test('every PM2 variable of lib/shared/config/pm2-env.js is in the migration guide\'s table', () => {
   const doc = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'migrating-from-pm2.md'), 'utf8')
   const section = doc.slice(doc.indexOf('### Environment variables'))
   for (const e of PM2_ENV) assert.ok(section.includes(`\`${e.name}\``), `${e.name} is missing from docs/migrating-from-pm2.md`)

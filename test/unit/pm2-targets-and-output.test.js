@@ -14,10 +14,10 @@ const { expandTargets, wire, regexOf } = require('../../lib/cli/targets')
 const { renderMiniList, sortRows, parseSort } = require('../../lib/cli/render-list')
 const { toPm2, PM2_FIELDS } = require('../../lib/cli/render-pm2')
 const { applyChanges, changesOf } = require('../../lib/cli/spec-changes')
-const { formatLine } = require('../../lib/logs/format-line')
+const { formatLine } = require('../../lib/shared/logs/format-line')
 const { createEntryFormatter } = require('../../daemon/logs/format-entry')
-const { isFieldList } = require('../../lib/process-fields')
-const { homePaths } = require('../../lib/paths')
+const { isFieldList } = require('../../lib/shared/process-fields')
+const { homePaths } = require('../../lib/shared/paths')
 
 const ids = (instances) => instances.map((i) => i.id)
 
@@ -238,7 +238,7 @@ const SAMPLE = {
 async function parseWith (argv, { runtime = false } = {}) {
   let seen = null
   if (runtime) {
-    const { buildProgram: runtimeProgram } = require('../../daemon/runtime')
+    const { buildProgram: runtimeProgram } = require('../../lib/cli/runtime')
     const program = runtimeProgram()
     program.action((target, opts) => { seen = opts })
     await program.parseAsync(argv, { from: 'user' })
@@ -258,7 +258,7 @@ const withValue = (entry) => {
 }
 
 test('every PM2 start flag is accepted by `xpm start` and read into a spec without error', async () => {
-  const { parseFlags } = require('../../lib/config/validate')
+  const { parseFlags } = require('../../lib/shared/config/validate')
   for (const entry of PM2_FLAGS) {
     if (entry.runtime || (entry.kind === 'command' && !entry.on.includes('start'))) continue
     if (entry.flag === '--no-daemon' || entry.flag === '--attach') continue // run other code paths: integration tests
@@ -272,9 +272,9 @@ test('every PM2 start flag is accepted by `xpm start` and read into a spec witho
   }
   // short flags as PM2 spells them
   const opts = applyPm2Flags(await parseWith(['start', 'app.js', '-n', 'api', '-k', '3000', '-u', 'root', '-a', '-c', '0 3 * * *', '--interpreter-args', '--inspect']))
-  const values = require('../../lib/config/validate').parseFlags(opts, { cwd: '/srv' })
+  const values = require('../../lib/shared/config/validate').parseFlags(opts, { cwd: '/srv' })
   assert.deepEqual([values.name, values.kill_timeout, values.uid, values.cron_restart, values.node_args, opts.updateEnv], ['api', 3000, 'root', '0 3 * * *', ['--inspect'], true])
-  const more = require('../../lib/config/validate').parseFlags(applyPm2Flags(await parseWith(['start', 'app.js', '--no-autostart', '--no-treekill', '--disable-source-map-support', '--watch-delay', '4', '--no-vizion', '--disable-logs'])), { cwd: '/srv' })
+  const more = require('../../lib/shared/config/validate').parseFlags(applyPm2Flags(await parseWith(['start', 'app.js', '--no-autostart', '--no-treekill', '--disable-source-map-support', '--watch-delay', '4', '--no-vizion', '--disable-logs'])), { cwd: '/srv' })
   assert.deepEqual([more.autostart, more.treekill, more.source_map_support, more.watch_delay, more.vizion, more.disable_logs], [false, false, false, 4000, false, true])
 })
 

@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { PointRing } = require('../../lib/point-ring')
+const { PointRing } = require('../../lib/shared/point-ring')
 
 test('a point ring keeps the newest `limit` points, oldest first, null for missing fields', () => {
   const ring = new PointRing(['at', 'cpu'])

@@ -2,10 +2,10 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { isFieldList, projector, wants } = require('../../lib/process-fields')
+const { isFieldList, projector, wants } = require('../../lib/shared/process-fields')
 const { LIST_FIELDS } = require('../../lib/cli/render-list')
 const { SHOW_FIELDS } = require('../../lib/cli/render-show')
-const { MONIT_FIELDS } = require('../../lib/monit/model')
+const { MONIT_FIELDS } = require('../../lib/cli/monit/model')
 
 const row = {
   id: 3,

@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { LineDecoder, encode } = require('../../lib/protocol')
+const { LineDecoder, encode } = require('../../lib/shared/protocol')
 
 function decoder (max) {
   const messages = []

@@ -2,7 +2,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { formatBytes, formatDuration, formatUptime } = require('../../lib/quantity')
+const { formatBytes, formatDuration, formatUptime } = require('../../lib/shared/quantity')
 
 test('formatBytes: binary multiples, one decimal below 100 of a unit, none from 100 up', () => {
   assert.equal(formatBytes(0), '0 B')
@@ -52,8 +52,8 @@ test('a missing, non-finite or negative quantity is a dash', () => {
 test('list, show and monit print the same memory, heap, uptime and loop delay the same way', () => {
   const { renderList } = require('../../lib/cli/render-list')
   const { renderShow } = require('../../lib/cli/render-show')
-  const render = require('../../lib/monit/render')
-  const { MonitModel } = require('../../lib/monit/model')
+  const render = require('../../lib/cli/monit/render')
+  const { MonitModel } = require('../../lib/cli/monit/model')
   const metrics = { heapUsed: 20 * 1024 ** 2, heapTotal: 40 * 1024 ** 2, elP50: 0, elP95: 2.5, elP99: 180, elMax: 1500, elu: 0.25 }
   const spec = { script: '/srv/api.js', cwd: '/srv', execMode: 'fork', instances: 1, interpreter: 'node' }
   const p = { id: 0, name: 'api', instance: 0, mode: 'fork', pid: 4242, status: 'online', restarts: 0, uptime: 3 * 3_600_000, cpu: 1, memory: 52 * 1024 ** 2, createdAt: 0, metrics, spec }

@@ -3,8 +3,8 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const { renderList } = require('../../lib/cli/render-list')
-const { displayWidth } = require('../../lib/display-width')
-const { formatUptime, formatBytes } = require('../../lib/quantity')
+const { displayWidth } = require('../../lib/cli/display-width')
+const { formatUptime, formatBytes } = require('../../lib/shared/quantity')
 const { formatPercent } = require('../../lib/cli/format')
 
 const proc = (over) => ({ id: 0, name: 'api', mode: 'cluster', pid: 4242, uptime: 3723000, restarts: 2, status: 'waiting restart', cpu: 12.5, memory: 52 * 1024 * 1024, ...over })

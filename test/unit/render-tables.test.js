@@ -6,7 +6,7 @@ const assert = require('node:assert/strict')
 const { renderShow } = require('../../lib/cli/render-show')
 const { renderWhy } = require('../../lib/cli/render-why')
 const { wrap } = require('../../lib/cli/table')
-const { displayWidth } = require('../../lib/display-width')
+const { displayWidth } = require('../../lib/cli/display-width')
 
 const SCRIPT = '/very/long/path/to/some/deeply/nested/application/directory/server/index.js'
 const proc = {

@@ -5,7 +5,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { ensureSafeHome, ensurePrivateDir, readPrivateFile, openAppendNoFollow } = require('../../lib/safe-fs')
+const { ensureSafeHome, ensurePrivateDir, readPrivateFile, openAppendNoFollow } = require('../../lib/shared/safe-fs')
 
 const isRoot = process.getuid?.() === 0
 

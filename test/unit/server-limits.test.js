@@ -1,6 +1,6 @@
 'use strict'
 
-// daemon/server.js and lib/client.js on a real Unix socket, with a fake method table: replies
+// daemon/server.js and lib/cli/client.js on a real Unix socket, with a fake method table: replies
 // have back-pressure and bounds, large replies arrive, over-long lines fail at once.
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
@@ -9,9 +9,9 @@ const net = require('node:net')
 const os = require('node:os')
 const path = require('node:path')
 const { createServer } = require('../../daemon/server')
-const { Client, connectOnce } = require('../../lib/client')
-const { encode, LineDecoder, MAX_REPLY_BYTES, MAX_REQUEST_BYTES } = require('../../lib/protocol')
-const { XpmError } = require('../../lib/errors')
+const { Client, connectOnce } = require('../../lib/cli/client')
+const { encode, LineDecoder, MAX_REPLY_BYTES, MAX_REQUEST_BYTES } = require('../../lib/shared/protocol')
+const { XpmError } = require('../../lib/shared/errors')
 const { waitFor } = require('../helpers/wait')
 
 const KiB = 1024

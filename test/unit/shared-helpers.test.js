@@ -5,10 +5,10 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const { EventBus } = require('../../daemon/event-bus')
-const { abortable } = require('../../lib/abortable')
-const { mapLimited } = require('../../lib/map-limited')
-const { waitPidGone } = require('../../lib/pid')
-const { parseStat, readProcStat } = require('../../lib/proc-stat')
+const { abortable } = require('../../lib/shared/abortable')
+const { mapLimited } = require('../../lib/shared/map-limited')
+const { waitPidGone } = require('../../lib/shared/pid')
+const { parseStat, readProcStat } = require('../../lib/shared/proc-stat')
 
 test('subscribe puts every handler on and the dispose takes exactly those off, once', () => {
   const bus = new EventBus()

@@ -5,7 +5,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { writeFileAtomic, readJsonFile } = require('../../lib/state/atomic-write')
+const { writeFileAtomic, readJsonFile } = require('../../lib/shared/state/atomic-write')
 
 function tmpDir (t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-atomic-'))

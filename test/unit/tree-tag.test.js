@@ -1,11 +1,11 @@
 'use strict'
 
-// The tree tag (lib/tree-tag.js) and the tag scan (lib/tag-scan.js) against a fake /proc: a
+// The tree tag (lib/shared/tree-tag.js) and the tag scan (lib/shared/tag-scan.js) against a fake /proc: a
 // folder of <pid>/stat and <pid>/environ files. No process is started or signalled.
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { TREE_VAR, LAUNCH_VAR, homeId, treeTag, newLaunchTag, launchOwner, parseTreeTag, tagsOfEnviron, matches } = require('../../lib/tree-tag')
-const { findTagged, endTagged } = require('../../lib/tag-scan')
+const { TREE_VAR, LAUNCH_VAR, homeId, treeTag, newLaunchTag, launchOwner, parseTreeTag, tagsOfEnviron, matches } = require('../../lib/shared/tree-tag')
+const { findTagged, endTagged } = require('../../lib/shared/tag-scan')
 const { fakeProc, env } = require('../helpers/fake-proc')
 
 test('the tree tag names home, app and instance, and is the same for every launch of the slot', () => {

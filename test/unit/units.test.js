@@ -2,7 +2,7 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const { parseBytes, parseDuration, formatBytes, formatDuration } = require('../../lib/units')
+const { parseBytes, parseDuration, formatBytes, formatDuration } = require('../../lib/shared/units')
 
 test('parseBytes reads K, M, G (multiples of 1024) and plain numbers as bytes', () => {
   assert.equal(parseBytes('300K'), 300 * 1024)

@@ -4,7 +4,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { EventEmitter } = require('node:events')
 const { fakeClock } = require('../helpers/fake-clock')
-const { Hub, MAX_BUFFERED, LINGER_MS } = require('../../lib/web/hub')
+const { Hub, MAX_BUFFERED, LINGER_MS } = require('../../lib/cli/web/hub')
 
 function fakeDaemon (processes) {
   const daemon = { connects: 0, open: 0, clients: [] }

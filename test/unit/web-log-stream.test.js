@@ -4,7 +4,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { EventEmitter } = require('node:events')
 const { fakeClock } = require('../helpers/fake-clock')
-const { streamLogs, MAX_LINES_PER_BATCH, BATCH_MS } = require('../../lib/web/log-stream')
+const { streamLogs, MAX_LINES_PER_BATCH, BATCH_MS } = require('../../lib/cli/web/log-stream')
 
 function setup () {
   const clock = fakeClock()

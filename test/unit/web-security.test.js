@@ -2,9 +2,9 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const sec = require('../../lib/web/security')
-const { webOptions } = require('../../lib/web/options')
-const { parseAction } = require('../../lib/web/actions')
+const sec = require('../../lib/cli/web/security')
+const { webOptions } = require('../../lib/cli/web/options')
+const { parseAction } = require('../../lib/cli/web/actions')
 
 const TOKEN = 'x'.repeat(32)
 

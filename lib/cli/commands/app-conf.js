@@ -1,18 +1,18 @@
 'use strict'
 
-const { XpmError } = require('../../errors')
+const { XpmError } = require('../../shared/errors')
 const { say, printJson } = require('../run')
 
 // PM2's app settings: `set <app>:<key> <value>`, `multiset "<app>:<k> <v> …"`, `unset <app>[:<key>]`,
-// `get [<app>[:<key>]]` (conf, config). Kept in XPM_HOME/module_conf.json (lib/state/app-conf.js);
+// `get [<app>[:<key>]]` (conf, config). Kept in XPM_HOME/module_conf.json (lib/shared/state/app-conf.js);
 // an app gets its values as environment variables at every start, and `set` restarts a running
 // app with them, as PM2 does. pm2-logrotate's keys are xpm's own log options: a notice.
 const LOGROTATE = 'pm2-logrotate'
 const LOGROTATE_TEXT = 'log rotation is built in; pm2-logrotate\'s settings are app options: log_max_size, log_max_files, log_interval, log_compress (docs/logs.md)'
 
 function home () {
-  const { homePaths } = require('../../paths')
-  const { ensureSafeHome } = require('../../safe-fs')
+  const { homePaths } = require('../../shared/paths')
+  const { ensureSafeHome } = require('../../shared/safe-fs')
   const h = homePaths().home
   ensureSafeHome(h, { create: true })
   return h
@@ -36,7 +36,7 @@ async function multiset (ctx) {
 }
 
 async function apply (ctx, pairs) {
-  const store = require('../../state/app-conf')
+  const store = require('../../shared/state/app-conf')
   const parsed = pairs.map(([k, v]) => {
     const s = store.splitKey(k)
     store.checkKey(s, k)
@@ -75,7 +75,7 @@ async function restartWith (ctx, app, vars) {
 
 async function unset (ctx) {
   const [key] = ctx.args
-  const store = require('../../state/app-conf')
+  const store = require('../../shared/state/app-conf')
   const s = store.splitKey(key)
   store.checkKey(s, key)
   if (s.app === LOGROTATE) {
@@ -90,7 +90,7 @@ async function unset (ctx) {
 
 async function get (ctx) {
   const [key] = ctx.args
-  const store = require('../../state/app-conf')
+  const store = require('../../shared/state/app-conf')
   const conf = await store.readAppConf(home())
   if (key === undefined || key === 'all') return printJson(conf)
   const s = store.splitKey(key)

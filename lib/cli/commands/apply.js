@@ -1,10 +1,10 @@
 'use strict'
 
-const { XpmError } = require('../../errors')
+const { XpmError } = require('../../shared/errors')
 const { printJson } = require('../run')
 
 // `xpm apply <file> [--dry-run] [--prune] [--env NAME] [--only a,b] [--json]`: make the daemon
-// run what the file says. The plan (lib/apply/plan.js) is printed first, then carried out:
+// run what the file says. The plan (lib/cli/apply/plan.js) is printed first, then carried out:
 // pruned apps are deleted (dependents first), then the starts (one request: the daemon orders
 // them by depends_on), restarts, reloads and scales run at once. --dry-run prints the plan only
 // and exits 0 when nothing would change, 3 when something would. A second apply of the same
@@ -13,7 +13,7 @@ const DRY_RUN_CHANGES = 3
 
 async function apply (ctx) {
   const [file, opts] = ctx.args
-  const { isEcosystemFile, resolveTargets } = require('../../config')
+  const { isEcosystemFile, resolveTargets } = require('../../shared/config')
   if (!isEcosystemFile(file)) {
     throw new XpmError('XPM_ERR_BAD_ARGUMENT', `xpm apply needs an ecosystem file (ecosystem.config.js, *.config.{js,cjs,mjs,ts}, .json), got "${file}"`)
   }
@@ -23,7 +23,7 @@ async function apply (ctx) {
   if (!opts.json) for (const line of resolved.notices ?? []) process.stderr.write(`[xpm] notice: ${line}\n`)
   const client = await connect(ctx, { dryRun: opts.dryRun })
   const running = client ? await runningApps(client) : []
-  const { planApply, deleteOrder } = require('../../apply/plan')
+  const { planApply, deleteOrder } = require('../apply/plan')
   const plan = planApply({ desired: resolved.specs, fileNames: all.names, running, prune: opts.prune === true, cliEnv: env })
 
   if (opts.json && opts.dryRun) printJson({ file: resolved.file, dryRun: true, ...plan })
@@ -95,7 +95,7 @@ async function apply (ctx) {
 async function connect (ctx, { dryRun }) {
   if (!dryRun) return ctx.connect()
   try {
-    ctx.client = await require('../../client').connect({ autoStart: false })
+    ctx.client = await require('../client').connect({ autoStart: false })
     return ctx.client
   } catch (err) {
     if (err.code === 'XPM_ERR_DAEMON_UNREACHABLE') return null

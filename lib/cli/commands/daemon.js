@@ -1,8 +1,8 @@
 'use strict'
 
-const { homePaths } = require('../../paths')
-const { waitPidGone } = require('../../pid')
-const { XpmError } = require('../../errors')
+const { homePaths } = require('../../shared/paths')
+const { waitPidGone } = require('../../shared/pid')
+const { XpmError } = require('../../shared/errors')
 
 async function ping (ctx) {
   const client = await ctx.connect()
@@ -12,12 +12,12 @@ async function ping (ctx) {
 
 // Stops every app gracefully, then the daemon, and ends whatever still carries the home's tree
 // tag. With a daemon that does not answer (crashed, stopped, its loop blocked) the apps are
-// ended all the same: lib/kill-home.js. Exits non-zero only when something is still running.
+// ended all the same: lib/cli/kill-home.js. Exits non-zero only when something is still running.
 async function kill (ctx, { socketTimeout = 2000 } = {}) {
   const paths = homePaths()
-  require('../../safe-fs').ensureSafeHome(paths.home, { create: false })
+  require('../../shared/safe-fs').ensureSafeHome(paths.home, { create: false })
   const answered = await killOverSocket(paths, socketTimeout)
-  const { killHome } = require('../../kill-home')
+  const { killHome } = require('../kill-home')
   const res = await killHome(paths, answered ? { findDaemon: async () => (answered.exited ? null : answered.pid) } : {})
   const out = (line) => process.stdout.write(`[xpm] ${line}\n`)
   const list = (pids) => pids.slice(0, 20).join(', ') + (pids.length > 20 ? ', …' : '')
@@ -38,7 +38,7 @@ async function kill (ctx, { socketTimeout = 2000 } = {}) {
 
 // `kill` over the socket: → null when nobody answers within socketTimeout, else { pid, exited }.
 async function killOverSocket (paths, socketTimeout) {
-  const { connectOnce } = require('../../client')
+  const { connectOnce } = require('../client')
   let client
   try {
     client = await connectOnce(paths.socket, { timeout: socketTimeout })
@@ -68,7 +68,7 @@ async function report (ctx) {
   const res = await client.request('ping')
   const { LIST_FIELDS, renderList } = require('../render-list')
   const rows = await client.request('list', { fields: LIST_FIELDS })
-  const { formatUptime } = require('../../quantity')
+  const { formatUptime } = require('../../shared/quantity')
   const counts = {}
   for (const p of rows) counts[p.status] = (counts[p.status] ?? 0) + 1
   const lines = [

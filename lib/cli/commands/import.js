@@ -2,7 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { XpmError } = require('../../errors')
+const { XpmError } = require('../../shared/errors')
 const { printJson } = require('../run')
 
 // `xpm import [dump]`: the apps PM2 saved (`pm2 save` → $PM2_HOME/dump.pm2) start under xpm with
@@ -12,9 +12,9 @@ const { printJson } = require('../run')
 // (docs/migrating-from-pm2.md).
 async function importPm2 (ctx) {
   const [given, opts] = ctx.args
-  const { pm2Home, readDump, fromDump } = require('../../import/pm2-dump')
-  const { ecosystemText } = require('../../import/write-ecosystem')
-  const { homePaths } = require('../../paths')
+  const { pm2Home, readDump, fromDump } = require('../import/pm2-dump')
+  const { ecosystemText } = require('../import/write-ecosystem')
+  const { homePaths } = require('../../shared/paths')
   const home = pm2Home(process.env)
   const dumpFile = path.resolve(given ?? path.join(home, 'dump.pm2'))
   const pm2Homes = [...new Set([home, path.dirname(dumpFile)])]
@@ -54,7 +54,7 @@ async function importPm2 (ctx) {
     if (opts.json) printJson({ file: out, notes, started: [] })
     return finish(log)
   }
-  const { resolveStart } = require('../../config')
+  const { resolveStart } = require('../../shared/config')
   const resolved = await resolveStart({ target: out, cwd: process.cwd(), env: process.env })
   for (const line of resolved.notices ?? []) log(`notice: ${line}`)
   const client = await ctx.connect()
@@ -84,7 +84,7 @@ function finish (log) {
 // The apps the config model accepts (as `xpm start` of the written file will check them), and
 // the others with the reason: an app whose script is gone cannot be carried over.
 function checkApps (apps, baseDir) {
-  const { normalizeApp } = require('../../config')
+  const { normalizeApp } = require('../../shared/config')
   const kept = []
   const dropped = []
   for (const app of apps) {

@@ -1,6 +1,6 @@
 'use strict'
 
-const { XpmError } = require('../../errors')
+const { XpmError } = require('../../shared/errors')
 const { printJson, say, showList, output } = require('../run')
 
 // stop | restart | reload | delete | startOrRestart | startOrReload | startOrGracefulReload.
@@ -12,7 +12,7 @@ const { printJson, say, showList, output } = require('../run')
 // Ecosystem files among the targets give their apps (and specs); the others go to the daemon
 // as typed (regexes expanded, paths made absolute: lib/cli/targets.js).
 async function split (targets, opts, { withSpecs }) {
-  const { resolveTargets, isEcosystemFile } = require('../../config')
+  const { resolveTargets, isEcosystemFile } = require('../../shared/config')
   const files = []
   const others = []
   for (const t of targets) {
@@ -86,7 +86,7 @@ async function stopOrDelete (method, ctx) {
 // does not run (PM2's startOrRestart / startOrReload, the usual deploy command).
 async function restartOrReload (method, ctx, { filesOnly = null } = {}) {
   const [targets, opts] = ctx.args
-  const { isEcosystemFile } = require('../../config')
+  const { isEcosystemFile } = require('../../shared/config')
   if (filesOnly) {
     const bad = targets.find((t) => !isEcosystemFile(t))
     if (bad !== undefined) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `${filesOnly} takes ecosystem files (ecosystem.config.js, *.config.js, *.json), got "${bad}"; use \`xpm ${method} ${bad}\` for an app`)

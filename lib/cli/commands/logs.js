@@ -7,12 +7,12 @@ const { output, say } = require('../run')
 async function logs (ctx) {
   const [targets = [], opts] = ctx.args
   const client = await ctx.connect()
-  const { formatLine, shouldColor } = require('../../logs/format-line')
+  const { formatLine, shouldColor } = require('../../shared/logs/format-line')
   const { expandTargets, wire } = require('../targets')
   const target = targets.length ? wire(await expandTargets(client, targets)) : 'all'
   const streams = opts.out && !opts.err ? ['out'] : opts.err && !opts.out ? ['err'] : ['out', 'err']
   const color = output.color === false ? false : shouldColor(process.stdout)
-  const timestamp = opts.timestamp ? require('../../logs/date-format').compileDateFormat(opts.timestamp === true ? 'YYYY-MM-DD-HH:mm:ss' : opts.timestamp) : null
+  const timestamp = opts.timestamp ? require('../../shared/logs/date-format').compileDateFormat(opts.timestamp === true ? 'YYYY-MM-DD-HH:mm:ss' : opts.timestamp) : null
   const style = { raw: opts.raw, json: opts.json, color, timestamp, format: opts.format, highlight: typeof opts.highlight === 'string' ? opts.highlight : null }
   const print = (line) => process.stdout.write(formatLine(line, style) + '\n')
   // a heading per file on a terminal (pipes and --raw/--json get the lines alone)

@@ -1,11 +1,11 @@
 'use strict'
 
-const { XpmError } = require('../../errors')
+const { XpmError } = require('../../shared/errors')
 
 async function monit (ctx) {
   if (!process.stdout.isTTY) throw new XpmError('XPM_ERR_BAD_ARGUMENT', '`xpm monit` needs a terminal; use `xpm jlist` for machine-readable output')
   const client = await ctx.connect()
-  const { runMonit } = require('../../monit')
+  const { runMonit } = require('../monit')
   return runMonit({ client, stdout: process.stdout, stdin: process.stdin })
 }
 

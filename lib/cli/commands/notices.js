@@ -1,6 +1,6 @@
 'use strict'
 
-const { XpmError } = require('../../errors')
+const { XpmError } = require('../../shared/errors')
 
 // PM2 commands xpm does not provide. PM2's vocabulary is never "unknown" to xpm: each of these
 // prints one line saying what to do instead. A command that asks for something xpm cannot give

@@ -1,6 +1,6 @@
 'use strict'
 
-const { XpmError } = require('../../errors')
+const { XpmError } = require('../../shared/errors')
 
 // `xpm resurrect`: starts the apps of the last `xpm save` with their specs, instance counts and
 // online/stopped states. Apps the daemon already has are left alone, never duplicated.

@@ -17,10 +17,10 @@ async function save (ctx) {
 // before stays in dump.pm2.bak). Written by the CLI; no daemon needed.
 async function cleardump (ctx) {
   const [opts = {}] = ctx.args
-  const { homePaths } = require('../../paths')
-  const { ensureSafeHome } = require('../../safe-fs')
-  const { writeFileAtomic } = require('../../state/atomic-write')
-  const { serializeState } = require('../../state/state-format')
+  const { homePaths } = require('../../shared/paths')
+  const { ensureSafeHome } = require('../../shared/safe-fs')
+  const { writeFileAtomic } = require('../../shared/state/atomic-write')
+  const { serializeState } = require('../../shared/state/state-format')
   const paths = homePaths()
   ensureSafeHome(paths.home)
   await writeFileAtomic(paths.dumpFile, serializeState({ apps: [], cleanShutdown: true }), { backup: true })

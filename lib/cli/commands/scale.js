@@ -1,7 +1,7 @@
 'use strict'
 
 const { printJson, say, showList } = require('../run')
-const { XpmError } = require('../../errors')
+const { XpmError } = require('../../shared/errors')
 
 // `xpm scale <app> <n|+n|-n>`: the daemon adds or removes instances; the others keep running.
 // The app: its name, one of its process ids, its script, or a pattern naming one app.

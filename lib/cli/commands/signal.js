@@ -1,7 +1,7 @@
 'use strict'
 
 const { printJson, say } = require('../run')
-const { XpmError } = require('../../errors')
+const { XpmError } = require('../../shared/errors')
 
 // `xpm sendSignal <signal> <targets...>` (several at once, like the other commands): the signal name is checked here, before any daemon is
 // started, with the rule of the kill_signal option (the daemon checks it again). Exit 1 when no
@@ -10,7 +10,7 @@ async function sendSignal (ctx) {
   const [signal, given, opts] = ctx.args
   const targets = [].concat(given)
   const target = targets.join(' ')
-  const { TYPES, INVALID } = require('../../config/types')
+  const { TYPES, INVALID } = require('../../shared/config/types')
   const name = TYPES.signal.parse(signal)
   if (name === INVALID) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected a signal name such as SIGUSR2 or SIGTERM, got "${signal}"`)
   const client = await ctx.connect()

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { XpmError } = require('../../errors')
+const { XpmError } = require('../../shared/errors')
 const { printJson, say, showList, output } = require('../run')
 
 // `xpm start <targets...> [options] [-- args]`: scripts, ecosystem files, `-` (apps as JSON on
@@ -14,7 +14,7 @@ async function start (ctx) {
   const opts = pm2Flags(rawOpts)
   const targets = given.length ? given : [defaultEcosystem()]
   if (opts.daemon === false && await foreground(targets, opts, scriptArgs)) return
-  const { resolveStart } = require('../../config')
+  const { resolveStart } = require('../../shared/config')
   const specs = []
   const names = []
   const fromScript = []
@@ -47,7 +47,7 @@ async function start (ctx) {
   if (opts.name !== undefined && scripts > 1) {
     throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--name names one app; ${scripts} scripts were given (start them one by one to name each)`)
   }
-  const { checkDuplicates } = require('../../config/validate')
+  const { checkDuplicates } = require('../../shared/config/validate')
   checkDuplicates(specs, 'this command')
   await withAppSettings(specs)
 
@@ -108,8 +108,8 @@ async function start (ctx) {
 // `xpm set <app>:<key> <value>` values (app-conf.js): in the app's environment, as PM2 gives them.
 async function withAppSettings (specs) {
   if (!specs.length) return
-  const { homePaths } = require('../../paths')
-  const store = require('../../state/app-conf')
+  const { homePaths } = require('../../shared/paths')
+  const store = require('../../shared/state/app-conf')
   const conf = await store.readAppConf(homePaths().home).catch(() => ({}))
   for (const spec of specs) Object.assign(spec.env, store.appEnv(conf, spec.name))
 }
@@ -130,7 +130,7 @@ async function printReadyWarnings (client, specs, since) {
 function pm2Flags (opts) {
   const { applyPm2Flags } = require('../pm2-flags')
   const notice = (line) => { if (!output.silent) process.stderr.write(`[xpm] notice: ${line}\n`) }
-  for (const line of require('../../config/pm2-env').pm2EnvNotices(process.env)) notice(line)
+  for (const line of require('../../shared/config/pm2-env').pm2EnvNotices(process.env)) notice(line)
   return applyPm2Flags(opts, { notice })
 }
 
@@ -139,7 +139,7 @@ function pm2Flags (opts) {
 // and exiting with its status: the container's main process stays this one. With a daemon
 // running, the apps go to it, as PM2 does. Returns whether the runtime ran.
 async function foreground (targets, opts, scriptArgs) {
-  const { connect } = require('../../client')
+  const { connect } = require('../client')
   const client = await connect({ autoStart: false }).catch(() => null)
   if (client) {
     client.close()
@@ -174,8 +174,8 @@ function defaultEcosystem () {
 // (`cat apps.json | xpm start -`). Paths are relative to the current folder.
 async function fromStdin (opts, scriptArgs) {
   const apps = await require('../stdin-apps').readStdinApps()
-  const { normalizeApp } = require('../../config')
-  const { parseFlags } = require('../../config/validate')
+  const { normalizeApp } = require('../../shared/config')
+  const { parseFlags } = require('../../shared/config/validate')
   const overrides = parseFlags(opts, { cwd: process.cwd() })
   return apps.map((raw, i) => normalizeApp(raw, { baseDir: process.cwd(), env: process.env, envName: opts.env, overrides, scriptArgs, label: typeof raw?.name === 'string' ? raw.name : `#${i + 1} on standard input` }))
 }

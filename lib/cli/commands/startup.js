@@ -5,8 +5,8 @@ const os = require('node:os')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { pathToFileURL } = require('node:url')
-const { XpmError } = require('../../errors')
-const { homePaths } = require('../../paths')
+const { XpmError } = require('../../shared/errors')
+const { homePaths } = require('../../shared/paths')
 
 const DAEMON_ENTRY = path.join(__dirname, '..', '..', '..', 'daemon', 'index.js')
 
@@ -81,7 +81,7 @@ function stopTimeoutFor (dumpFile) {
 // would start a daemon without its endpoint at every boot.
 function metricsFromEnv () {
   const value = process.env.XPM_METRICS
-  const { parseMetricsAddress } = require('../../metrics-address')
+  const { parseMetricsAddress } = require('../../shared/metrics-address')
   return parseMetricsAddress(value, { from: 'XPM_METRICS' }) ? value.trim() : null
 }
 

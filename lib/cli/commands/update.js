@@ -4,9 +4,9 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { performance } = require('node:perf_hooks')
 const { setTimeout: delay } = require('node:timers/promises')
-const { XpmError } = require('../../errors')
-const { homePaths } = require('../../paths')
-const { waitPidGone } = require('../../pid')
+const { XpmError } = require('../../shared/errors')
+const { homePaths } = require('../../shared/paths')
+const { waitPidGone } = require('../../shared/pid')
 
 // `xpm update`: the running daemon writes its apps to XPM_HOME/update.json, stops them and
 // exits; a daemon started from the installed code restores that file on its own. Listening
@@ -15,7 +15,7 @@ const { waitPidGone } = require('../../pid')
 async function update (ctx) {
   const { version } = require('../../../package.json')
   // the new daemon would be refused a mistyped XPM_METRICS after the old one stopped the apps
-  require('../../metrics-address').parseMetricsAddress(process.env.XPM_METRICS, { from: 'XPM_METRICS' })
+  require('../../shared/metrics-address').parseMetricsAddress(process.env.XPM_METRICS, { from: 'XPM_METRICS' })
   const paths = homePaths()
   let old = null
   await refuseUnresponsive(paths)
@@ -34,7 +34,7 @@ async function update (ctx) {
   ctx.client = null
   const tStopped = performance.now()
 
-  const { connect } = require('../../client')
+  const { connect } = require('../client')
   const client = await connect({ timeout: 15000 })
   try {
     const tAnswered = performance.now()
@@ -69,14 +69,14 @@ async function update (ctx) {
 //  - nothing runs at all: there is nothing to update.
 async function noDaemonAnswers (paths, version) {
   await refuseUnresponsive(paths, { any: true })
-  const { findTagged } = require('../../tag-scan')
+  const { findTagged } = require('../../shared/tag-scan')
   const orphans = await findTagged({ home: paths.home })
   if (!orphans.length) {
     process.stdout.write(`[xpm] no daemon running and no app process left: nothing to update; the next command starts version ${version}\n`)
     return
   }
   process.stdout.write(`[xpm] no daemon running, but ${orphans.length} process(es) of its apps still run (the daemon crashed); starting version ${version}, which ends them and restores the apps it kept in ${paths.stateFile}\n`)
-  const { connect } = require('../../client')
+  const { connect } = require('../client')
   const client = await connect({ timeout: 15000 })
   try {
     const left = (await findTagged({ home: paths.home })).filter((p) => orphans.some((o) => o.pid === p.pid && o.startTime === p.startTime))
@@ -90,7 +90,7 @@ async function noDaemonAnswers (paths, version) {
 // A daemon that holds the lock but does not even answer its lock within 2 s (stopped, its loop
 // blocked) is told at once, not after the socket's retries. any: a holder in any state counts.
 async function refuseUnresponsive (paths, { any = false, timeout = 2000 } = {}) {
-  const lock = require('../../daemon-lock')
+  const lock = require('../../shared/daemon-lock')
   const holder = await lock.probeLock(paths.home, { timeout })
   if (!holder) return
   holder.close()
@@ -127,16 +127,16 @@ async function handoverOverSocket (client, paths) {
 // A daemon that speaks another protocol cannot be asked anything; the state it keeps on disk
 // says what it runs.
 async function handoverFromStateFile (paths) {
-  const { readJsonFile } = require('../../state/atomic-write')
-  const { parseState } = require('../../state/state-format')
+  const { readJsonFile } = require('../../shared/state/atomic-write')
+  const { parseState } = require('../../shared/state/state-format')
   const read = await readJsonFile(paths.stateFile)
   const state = read ? parseState(read.value, { file: paths.stateFile }) : { apps: [] }
   return writeHandover(paths, state.apps)
 }
 
 async function writeHandover (paths, apps) {
-  const { writeFileAtomic } = require('../../state/atomic-write')
-  const { serializeState, summarizeApps } = require('../../state/state-format')
+  const { writeFileAtomic } = require('../../shared/state/atomic-write')
+  const { serializeState, summarizeApps } = require('../../shared/state/state-format')
   const file = path.join(paths.home, 'update.json')
   await writeFileAtomic(file, serializeState({ apps, cleanShutdown: true }))
   return { file, ...summarizeApps(apps) }

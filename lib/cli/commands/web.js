@@ -1,16 +1,16 @@
 'use strict'
 
 // `xpm web`: the browser dashboard (docs/web.md). In the foreground by default; `--daemon` starts
-// it as an app of xpm (lib/web/serve.js) with its token kept in XPM_HOME/web.token.
+// it as an app of xpm (lib/cli/web/serve.js) with its token kept in XPM_HOME/web.token.
 
 const path = require('node:path')
 const { say } = require('../run')
 
 async function web (ctx) {
   const [opts = {}] = ctx.args
-  const { webOptions } = require('../../web/options')
+  const { webOptions } = require('../web/options')
   const options = webOptions(opts) // bad flags are refused before the daemon is reached
-  const { homePaths, defaultHome } = require('../../paths')
+  const { homePaths, defaultHome } = require('../../shared/paths')
   const home = homePaths(defaultHome()).home
   // the daemon is started if it is not running, as for any command; the server then opens its
   // own connections while pages are open
@@ -18,18 +18,18 @@ async function web (ctx) {
   if (opts.daemon) return webAsApp(ctx, opts, options, home)
   ctx.client.close()
   ctx.client = null
-  const { newToken } = require('../../web/security')
-  const { runWeb } = require('../../web')
+  const { newToken } = require('../web/security')
+  const { runWeb } = require('../web')
   return runWeb({ options, token: newToken(), home })
 }
 
 async function webAsApp (ctx, opts, options, home) {
-  const { writeFileAtomic } = require('../../state/atomic-write')
-  const { readPrivateFile } = require('../../safe-fs')
-  const { newToken } = require('../../web/security')
-  const { APP_NAME } = require('../../web/options')
-  const { displayHost } = require('../../web/server')
-  const { XpmError } = require('../../errors')
+  const { writeFileAtomic } = require('../../shared/state/atomic-write')
+  const { readPrivateFile } = require('../../shared/safe-fs')
+  const { newToken } = require('../web/security')
+  const { APP_NAME } = require('../web/options')
+  const { displayHost } = require('../web/server')
+  const { XpmError } = require('../../shared/errors')
   if (options.port === 0) throw new XpmError('XPM_ERR_BAD_ARGUMENT', '--daemon needs a fixed --port (the URL must stay the same when the app restarts)')
   const tokenFile = path.join(home, 'web.token')
   let token = await readPrivateFile(tokenFile).then((t) => t.trim(), () => '')
@@ -41,8 +41,8 @@ async function webAsApp (ctx, opts, options, home) {
   const scriptArgs = ['--port', String(options.port), '--host', options.host, '--token-file', tokenFile, '--home', home]
   if (options.readOnly) scriptArgs.push('--read-only')
   for (const h of options.allowedHosts) scriptArgs.push('--allowed-host', h)
-  const { resolveStart } = require('../../config')
-  const resolved = await resolveStart({ target: path.join(__dirname, '..', '..', 'web', 'serve.js'), flags: { name }, scriptArgs, cwd: home, env: process.env })
+  const { resolveStart } = require('../../shared/config')
+  const resolved = await resolveStart({ target: path.join(__dirname, '..', 'web', 'serve.js'), flags: { name }, scriptArgs, cwd: home, env: process.env })
   const { longRequest } = require('../long-request')
   // a script, as `xpm start serve.js`: a dashboard already running is left as it is
   const [result] = await longRequest(ctx.client, 'start', { specs: resolved.specs, fromScript: [name] })

@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+'use strict'
+
+// The script `xpm web --daemon` starts as an app of xpm (so it restarts on a crash and logs like
+// any app): the dashboard with the token kept in XPM_HOME/web.token (0600), so the URL stays the
+// same across restarts. Arguments: --port, --host, --read-only, --allowed-host, --token-file.
+
+const { parseArgs } = require('node:util')
+
+async function main () {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'read-only': { type: 'boolean' },
+      'allowed-host': { type: 'string', multiple: true },
+      'token-file': { type: 'string' },
+      home: { type: 'string' }
+    }
+  })
+  const { webOptions } = require('./options')
+  const { readPrivateFile } = require('../../shared/safe-fs')
+  const options = webOptions({ port: values.port, host: values.host, readOnly: values['read-only'], allowedHost: values['allowed-host'] })
+  const token = (await readPrivateFile(values['token-file'])).trim()
+  if (token.length < 16) throw new Error(`${values['token-file']} holds no token`)
+  const { runWeb } = require('./index')
+  process.exitCode = await runWeb({ options, token, home: values.home })
+}
+
+main().catch((err) => {
+  process.stderr.write(`xpm web: ${err.message}${err.code ? ` [${err.code}]` : ''}\n`)
+  process.exitCode = 1
+})

@@ -1,0 +1,234 @@
+'use strict'
+
+// The `xpm web` HTTP server: a client of the daemon like `xpm monit`. Every request passes the
+// checks of security.js (Host, then token) before anything else; state-changing requests are
+// POSTs that also pass the CSRF check and are refused in read-only mode. The live parts are
+// server-sent events: /api/events (the process table, hub.js) and /api/logs (log-stream.js).
+
+const http = require('node:http')
+const { XpmError } = require('../../shared/errors')
+const sec = require('./security')
+const { Hub } = require('./hub')
+const { loadAssets } = require('./assets')
+const { streamLogs } = require('./log-stream')
+const { runAction, parseAction, parseTarget } = require('./actions')
+
+const MAX_BODY = 16 * 1024
+const REQUEST_TIMEOUT_MS = 15000
+
+function displayHost (host) {
+  if (sec.isWildcard(host)) return '127.0.0.1'
+  return host.includes(':') ? `[${host}]` : host
+}
+
+class WebServer {
+  // connect: async () → a fresh daemon client (lib/cli/client.js connect with autoStart off).
+  constructor ({ connect, host = '127.0.0.1', port = 9615, token = sec.newToken(), readOnly = false, allowedHosts = [], version = require('../../../package.json').version }) {
+    Object.assign(this, { connect, host, port, token, readOnly, allowedHosts, version })
+    this.csrf = sec.csrfFor(token)
+    this.assets = loadAssets()
+    this.hub = new Hub({ connect })
+    this.streams = new Set() // stop functions of open log streams
+    this.server = http.createServer((req, res) => this.handle(req, res).catch((err) => this.fail(res, err)))
+    this.server.requestTimeout = 0 // SSE answers last as long as the page
+    this.server.headersTimeout = REQUEST_TIMEOUT_MS
+  }
+
+  async listen () {
+    await new Promise((resolve, reject) => {
+      const onError = (err) => {
+        reject(new XpmError('XPM_ERR_WEB_LISTEN', `xpm web could not listen on ${this.host}:${this.port}: ${err.code === 'EADDRINUSE' ? 'the port is in use (another `xpm web`? choose one with --port, 0 for any free port)' : err.message}`, { cause: err }))
+      }
+      this.server.once('error', onError)
+      this.server.listen(this.port, this.host, () => {
+        this.server.off('error', onError)
+        resolve()
+      })
+    })
+    this.port = this.server.address().port
+    this.cookie = sec.cookieName(this.port)
+    return this
+  }
+
+  get url () {
+    return `http://${displayHost(this.host)}:${this.port}/?token=${this.token}`
+  }
+
+  async close () {
+    for (const stop of this.streams) stop()
+    this.hub.close()
+    this.server.closeAllConnections?.()
+    await new Promise((resolve) => this.server.close(() => resolve()))
+  }
+
+  headers (extra = {}) {
+    return { ...sec.SECURITY_HEADERS, ...extra }
+  }
+
+  json (res, status, value) {
+    const body = JSON.stringify(value)
+    res.writeHead(status, this.headers({ 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }))
+    res.end(body)
+  }
+
+  refuse (res, status, code, message) {
+    this.json(res, status, { error: { code, message } })
+  }
+
+  fail (res, err) {
+    if (res.headersSent) return res.destroy()
+    const code = err?.code && /^XPM_ERR_/.test(err.code) ? err.code : 'XPM_ERR_INTERNAL'
+    const status = code === 'XPM_ERR_BAD_ARGUMENT' ? 400 : code === 'XPM_ERR_APP_NOT_FOUND' ? 404 : code === 'XPM_ERR_DAEMON_UNREACHABLE' ? 503 : 500
+    this.refuse(res, status, code, err?.message || String(err))
+  }
+
+  async handle (req, res) {
+    const url = new URL(req.url, 'http://x')
+    if (!sec.hostAllowed(req.headers.host, this)) {
+      return this.refuse(res, 403, 'XPM_ERR_WEB_FORBIDDEN', `Host ${JSON.stringify(req.headers.host ?? '')} is not the address xpm web is bound to`)
+    }
+    const from = sec.tokenSource({ headers: req.headers, query: url.searchParams }, this.token, this.cookie)
+    if (!from) {
+      return this.refuse(res, 401, 'XPM_ERR_WEB_FORBIDDEN', 'A token is needed: open the URL `xpm web` printed (it ends in ?token=…), or send Authorization: Bearer <token>')
+    }
+    if (req.method === 'POST') return this.post(req, res, url)
+    if (req.method !== 'GET' && req.method !== 'HEAD') return this.refuse(res, 405, 'XPM_ERR_BAD_ARGUMENT', `${req.method} is not answered here`)
+    const path = url.pathname
+    const wantsPage = /\btext\/html\b/.test(req.headers.accept || '')
+    if (path === '/' && from === 'query' && wantsPage) {
+      // the printed URL: the token goes into the cookie and out of the address bar and history
+      res.writeHead(303, this.headers({ location: '/', 'set-cookie': sec.sessionCookie(this.token, this.cookie) }))
+      return res.end()
+    }
+    if (path === '/' && wantsPage) return this.asset(res, '/index.html')
+    if (path === '/' || path === '/pm2') return this.pm2(res)
+    if (this.assets.has(path)) return this.asset(res, path)
+    if (path === '/api/session') return this.json(res, 200, { csrf: this.csrf, readOnly: this.readOnly, version: this.version })
+    if (path === '/api/status') return this.json(res, 200, { subscribed: this.hub.subscribed, pages: this.hub.sinks.size, logStreams: this.streams.size, readOnly: this.readOnly })
+    if (path === '/api/events') return this.events(req, res, url)
+    if (path === '/api/logs') return this.logs(req, res, url)
+    if (path === '/api/history') return this.json(res, 200, this.hub.historyOf(Number(url.searchParams.get('id'))))
+    if (path === '/api/processes') return this.withClient((c) => c.request('list')).then((list) => this.json(res, 200, list))
+    if (path === '/api/why') return this.why(res, url)
+    return this.refuse(res, 404, 'XPM_ERR_BAD_ARGUMENT', `Nothing at ${path}`)
+  }
+
+  asset (res, path) {
+    const { type, body } = this.assets.get(path)
+    res.writeHead(200, this.headers({ 'content-type': type, 'content-length': body.length }))
+    res.end(body)
+  }
+
+  async withClient (fn) {
+    const client = await this.connect()
+    try {
+      return await fn(client)
+    } finally {
+      client.close()
+    }
+  }
+
+  async pm2 (res) {
+    const { pm2Answer } = require('./pm2-json')
+    this.json(res, 200, await this.withClient((c) => pm2Answer(c)))
+  }
+
+  async why (res, url) {
+    const target = targetParam(url)
+    const { renderWhy } = require('../render-why')
+    const result = await this.withClient((c) => c.request('why', { target, limit: 50 }))
+    const entries = result?.entries || []
+    this.json(res, 200, { entries, text: renderWhy(entries, { target: String(target) }) })
+  }
+
+  openEvents (req, res) {
+    res.writeHead(200, this.headers({ 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' }))
+    res.write('retry: 3000\n\n') // after the daemon went away, the page asks again in 3 s
+    req.socket.setNoDelay(true)
+    let closed = false
+    res.on('close', () => { closed = true })
+    return {
+      get closed () { return closed },
+      send: (event, data, json = JSON.stringify(data)) => {
+        if (!closed) res.write(`event: ${event}\ndata: ${json}\n\n`)
+        return res.writableLength
+      },
+      buffered: () => res.writableLength,
+      onDrain: (fn) => res.once('drain', fn),
+      end: () => res.end()
+    }
+  }
+
+  // The page's one stream: the table (hub.js) and, with ?logs=<app>, that app's log.
+  async events (req, res, url) {
+    const logs = url.searchParams.has('logs') ? parseTarget(url.searchParams.get('logs')) : null
+    const sink = this.openEvents(req, res)
+    res.on('close', () => this.hub.detach(sink))
+    await this.hub.attach(sink)
+    if (sink.closed || res.writableEnded) return this.hub.detach(sink)
+    if (logs !== null) await this.followLogs(res, sink, logs, { endOnFailure: false })
+  }
+
+  // A log stream alone, for scripts: ?target=<app> or ?id=<n>.
+  async logs (req, res, url) {
+    const target = targetParam(url)
+    await this.followLogs(res, this.openEvents(req, res), target, { endOnFailure: true })
+  }
+
+  async followLogs (res, sink, target, { endOnFailure }) {
+    let stop = null
+    res.on('close', () => {
+      if (stop) {
+        stop()
+        this.streams.delete(stop)
+      }
+    })
+    try {
+      stop = await streamLogs({ connect: this.connect, target, sink })
+    } catch (err) {
+      sink.send('failed', { code: err.code || 'XPM_ERR_INTERNAL', message: err.message })
+      if (endOnFailure) res.end()
+      return
+    }
+    if (sink.closed) return stop()
+    this.streams.add(stop)
+  }
+
+  async post (req, res, url) {
+    const reason = sec.crossSiteReason(req.headers, this.token)
+    if (reason) return this.refuse(res, 403, 'XPM_ERR_WEB_FORBIDDEN', `Refused a cross-site request: ${reason}`)
+    if (this.readOnly) return this.refuse(res, 403, 'XPM_ERR_WEB_READ_ONLY', 'xpm web runs with --read-only: restart, reload, stop and start are refused')
+    if (url.pathname !== '/api/action') return this.refuse(res, 404, 'XPM_ERR_BAD_ARGUMENT', `Nothing to POST at ${url.pathname}`)
+    if (!/^application\/json\b/.test(req.headers['content-type'] || '')) return this.refuse(res, 415, 'XPM_ERR_BAD_ARGUMENT', 'Expected Content-Type: application/json')
+    const { action, target } = parseAction(await readJson(req))
+    // the answer streams: one JSON line per step (a reload's progress), then the outcome
+    res.writeHead(200, this.headers({ 'content-type': 'application/x-ndjson; charset=utf-8' }))
+    res.flushHeaders()
+    const say = (text) => { if (!res.writableEnded) res.write(JSON.stringify({ type: 'step', text }) + '\n') }
+    const outcome = await runAction({ connect: this.connect, action, target, say })
+    res.end(JSON.stringify({ type: 'done', action, target, ...outcome }) + '\n')
+  }
+}
+
+function targetParam (url) {
+  const id = url.searchParams.get('id')
+  if (id !== null && /^\d+$/.test(id)) return Number(id)
+  return parseTarget(url.searchParams.get('target') ?? undefined)
+}
+
+async function readJson (req) {
+  let size = 0
+  const chunks = []
+  for await (const chunk of req) {
+    size += chunk.length
+    if (size > MAX_BODY) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `The request body is larger than ${MAX_BODY} bytes`)
+    chunks.push(chunk)
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'))
+  } catch (err) {
+    throw new XpmError('XPM_ERR_BAD_ARGUMENT', `The request body is not JSON: ${err.message}`, { cause: err })
+  }
+}
+
+module.exports = { WebServer, displayHost }
