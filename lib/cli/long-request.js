@@ -46,9 +46,9 @@ function progressPrinter ({ json = false, stream = process.stdout } = {}) {
   }
 }
 
-function printStillWorking (targets, err) {
+function printStillWorking (targets, err, stderr = process.stderr) {
   const names = targets.filter(Boolean).join(' ')
-  process.stderr.write(`[xpm] stopped waiting after ${err.message.replace(/^waited /, '')}; the daemon is still working on it.\n` +
+  stderr.write(`[xpm] stopped waiting after ${err.message.replace(/^waited /, '')}; the daemon is still working on it.\n` +
     `[xpm] watch it with \`xpm list\`, or \`xpm logs${names ? ' ' + names : ''}\`\n`)
 }
 

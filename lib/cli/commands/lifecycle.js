@@ -1,7 +1,6 @@
 'use strict'
 
 const { XpmError } = require('../../shared/errors')
-const { printJson, say, showList, output } = require('../run')
 
 // stop | restart | reload | delete | startOrRestart | startOrReload | startOrGracefulReload.
 // Targets: app names, process ids, namespaces, scripts, `all`, regular expressions (/^api-/) and
@@ -11,14 +10,14 @@ const { printJson, say, showList, output } = require('../run')
 
 // Ecosystem files among the targets give their apps (and specs); the others go to the daemon
 // as typed (regexes expanded, paths made absolute: lib/cli/targets.js).
-async function split (targets, opts, { withSpecs }) {
+async function split (targets, opts, { withSpecs, io }) {
   const { resolveTargets, isEcosystemFile } = require('../../shared/config')
   const files = []
   const others = []
   for (const t of targets) {
     // `-`: apps as JSON on standard input, as PM2 (`cat apps.json | xpm delete -`)
-    if (t === '-') files.push(await require('../stdin-apps').stdinTarget({ envName: opts.env, withSpecs }))
-    else if (isEcosystemFile(t)) files.push(await resolveTargets({ target: t, cwd: process.cwd(), only: opts.only, envName: opts.env, env: process.env, withSpecs }))
+    if (t === '-') files.push(await require('../stdin-apps').stdinTarget({ envName: opts.env, withSpecs, cwd: io.cwd(), env: io.env, stdin: io.stdin }))
+    else if (isEcosystemFile(t)) files.push(await resolveTargets({ target: t, cwd: io.cwd(), only: opts.only, envName: opts.env, env: io.env, withSpecs }))
     else others.push(t)
   }
   // --only and --env need a file: refused before anything is done
@@ -37,26 +36,27 @@ async function appStatus (client) {
   return status
 }
 
-function progress (opts) {
+function progress (opts, io) {
   const { progressPrinter } = require('../long-request')
-  return progressPrinter({ json: opts.json || output.silent })
+  return progressPrinter({ json: opts.json || io.output.silent, stream: io.stdout })
 }
 
 // Runs the long requests; false when the CLI stopped waiting (the daemon keeps working).
-async function waitFor (jobs, names) {
+async function waitFor (jobs, names, io) {
   const { printStillWorking, StillWorking } = require('../long-request')
   try {
     return await Promise.all(jobs)
   } catch (err) {
     if (!(err instanceof StillWorking)) throw err
-    printStillWorking(names, err)
+    printStillWorking(names, err, io.stderr)
     return false
   }
 }
 
 async function stopOrDelete (method, ctx) {
   const [targets, opts] = ctx.args
-  const { files, others } = await split(targets, opts, { withSpecs: false })
+  const { say, printJson, showList } = ctx.io
+  const { files, others } = await split(targets, opts, { withSpecs: false, io: ctx.io })
   const client = await ctx.connect()
   const { expandTargets, wire } = require('../targets')
   const { longRequest } = require('../long-request')
@@ -74,7 +74,7 @@ async function stopOrDelete (method, ctx) {
   }
   names.push(...await expandTargets(client, others))
   const target = unique(names)
-  const done = await waitFor([longRequest(client, method, { target: wire(target) }, { onProgress: progress(opts) })], target)
+  const done = await waitFor([longRequest(client, method, { target: wire(target) }, { onProgress: progress(opts, ctx.io) })], target, ctx.io)
   if (!done) return
   const [result] = done
   if (opts.json) return printJson(result)
@@ -86,6 +86,8 @@ async function stopOrDelete (method, ctx) {
 // does not run (PM2's startOrRestart / startOrReload, the usual deploy command).
 async function restartOrReload (method, ctx, { filesOnly = null } = {}) {
   const [targets, opts] = ctx.args
+  const { io } = ctx
+  const { say, printJson, showList } = io
   const { isEcosystemFile } = require('../../shared/config')
   if (filesOnly) {
     const bad = targets.find((t) => !isEcosystemFile(t))
@@ -95,15 +97,15 @@ async function restartOrReload (method, ctx, { filesOnly = null } = {}) {
   const changes = changesOf(opts)
   const rename = changes?.name
   if (changes) delete changes.name
-  const { files, others } = await split(targets, opts, { withSpecs: true })
+  const { files, others } = await split(targets, opts, { withSpecs: true, io })
   if (rename !== undefined && (files.length || others.length !== 1)) {
     throw new XpmError('XPM_ERR_BAD_ARGUMENT', '--name renames one app: give its name or id alone (the name of an app in an ecosystem file is its `name`)')
   }
   const client = await ctx.connect()
   const { expandTargets, wire } = require('../targets')
-  const onProgress = progress(opts)
+  const onProgress = progress(opts, io)
   const expanded = await expandTargets(client, others)
-  if (rename !== undefined) return renameApp(client, method, expanded, rename, changes, opts, onProgress)
+  if (rename !== undefined) return renameApp(client, method, expanded, rename, changes, opts, onProgress, io)
 
   // Which apps of the files run already: those are restarted or reloaded with the file's spec,
   // the others started with it.
@@ -125,7 +127,7 @@ async function restartOrReload (method, ctx, { filesOnly = null } = {}) {
       if (seen.has(spec.name)) continue
       seen.add(spec.name)
       const s = changes ? applyChanges(spec, changes) : spec
-      specs.push(opts.updateEnv ? { ...s, env: { ...process.env } } : s)
+      specs.push(opts.updateEnv ? { ...s, env: { ...io.env } } : s)
     }
   }
   const target = unique([...known, ...expanded])
@@ -139,7 +141,7 @@ async function restartOrReload (method, ctx, { filesOnly = null } = {}) {
   } else if (target.length) {
     client.on('event', ({ event, data }) => {
       if (event !== 'reload.step') return
-      if (opts.json) process.stdout.write(JSON.stringify(data) + '\n')
+      if (opts.json) io.stdout.write(JSON.stringify(data) + '\n')
       else {
         const line = describeStep(data)
         if (line) say(line + '\n')
@@ -148,7 +150,7 @@ async function restartOrReload (method, ctx, { filesOnly = null } = {}) {
     jobs.push(client.request('reload', { target: wire(target), specs: specs.length ? specs : null }, { timeout: 10 * 60 * 1000 })
       .catch((err) => { reloadFailure = err; return null }))
   }
-  const done = await waitFor(jobs, [...toStart.map((s) => s.name), ...target])
+  const done = await waitFor(jobs, [...toStart.map((s) => s.name), ...target], io)
   if (!done) return
   const [started, changed] = done
   const failures = []
@@ -172,17 +174,18 @@ async function restartOrReload (method, ctx, { filesOnly = null } = {}) {
   if (reloadFailure) {
     // the failed process's last stderr lines, as a failed start shows them
     const failed = (Array.isArray(reloadFailure.details) ? reloadFailure.details : []).find((r) => r?.failed?.stderr?.length)?.failed
-    if (failed) process.stderr.write(`[xpm] last lines of ${failed.label}${failed.pid ? ` (pid ${failed.pid})` : ''} on stderr:\n${failed.stderr.map((l) => '  ' + l).join('\n')}\n`)
+    if (failed) io.stderr.write(`[xpm] last lines of ${failed.label}${failed.pid ? ` (pid ${failed.pid})` : ''} on stderr:\n${failed.stderr.map((l) => '  ' + l).join('\n')}\n`)
     throw reloadFailure
   }
   if (failures.length) {
-    await require('../retrying').sayRetrying(client, failures)
-    throw startFailed(failures)
+    await require('../retrying').sayRetrying(client, failures, io.stderr)
+    throw startFailed(failures, io.stderr)
   }
 }
 
 // `restart <app> --name <new>` (and reload, which cannot keep processes under the old name).
-async function renameApp (client, method, expanded, newName, changes, opts, onProgress) {
+async function renameApp (client, method, expanded, newName, changes, opts, onProgress, io) {
+  const { say, printJson, showList } = io
   const { wire } = require('../targets')
   const { applyChanges } = require('../spec-changes')
   const { longRequest } = require('../long-request')
@@ -190,9 +193,9 @@ async function renameApp (client, method, expanded, newName, changes, opts, onPr
   const apps = unique(shown.map((p) => p.name))
   if (apps.length !== 1) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--name renames one app; ${expanded.join(', ')} names ${apps.length} (${apps.join(', ')})`)
   let spec = { ...applyChanges(shown[0].spec, changes || {}), name: newName }
-  if (opts.updateEnv) spec = { ...spec, env: { ...process.env } }
+  if (opts.updateEnv) spec = { ...spec, env: { ...io.env } }
   if (method === 'reload') say('[xpm] renaming restarts the app: its processes cannot keep serving under the old name\n')
-  const done = await waitFor([longRequest(client, 'restart', { target: wire(expanded), specs: [spec], rename: newName }, { onProgress })], expanded)
+  const done = await waitFor([longRequest(client, 'restart', { target: wire(expanded), specs: [spec], rename: newName }, { onProgress })], expanded, io)
   if (!done) return
   const [result] = done
   if (opts.json) printJson(result)
@@ -200,12 +203,12 @@ async function renameApp (client, method, expanded, newName, changes, opts, onPr
     say(`[xpm] renamed ${result.renamedFrom} to ${result.name} and restarted it (ids ${result.ids.join(', ')})\n`)
     await showList(client)
   }
-  if (result.failures.length) throw startFailed(result.failures.map((f) => ({ ...f, name: result.name })))
+  if (result.failures.length) throw startFailed(result.failures.map((f) => ({ ...f, name: result.name })), io.stderr)
 }
 
-function startFailed (failures) {
+function startFailed (failures, stderr = process.stderr) {
   const first = failures[0]
-  if (first.stderr?.length) process.stderr.write(`[xpm] last lines of ${first.name ?? ''}[${first.instance}] on stderr:\n${first.stderr.map((l) => '  ' + l).join('\n')}\n`)
+  if (first.stderr?.length) stderr.write(`[xpm] last lines of ${first.name ?? ''}[${first.instance}] on stderr:\n${first.stderr.map((l) => '  ' + l).join('\n')}\n`)
   return new XpmError(first.code === 'XPM_ERR_CANCELLED' ? 'XPM_ERR_CANCELLED' : 'XPM_ERR_START_FAILED',
     `${failures.length} process(es) did not come back online: ${first.message}`, { details: failures })
 }
