@@ -83,16 +83,12 @@ async function stopOrDelete (method, ctx) {
 }
 
 // restart and reload; from an ecosystem file they also start the apps of the file the daemon
-// does not run (PM2's startOrRestart / startOrReload, the usual deploy command).
+// does not run (PM2's startOrRestart / startOrReload, the usual deploy command). The daemon
+// decides which, from its own registry, in one request (daemon/commands/start-or-restart.js).
 async function restartOrReload (method, ctx, { filesOnly = null } = {}) {
   const [targets, opts] = ctx.args
   const { io } = ctx
-  const { say, printJson, showList } = io
-  const { isEcosystemFile } = require('../../shared/config')
-  if (filesOnly) {
-    const bad = targets.find((t) => !isEcosystemFile(t))
-    if (bad !== undefined) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `${filesOnly} takes ecosystem files (ecosystem.config.js, *.config.js, *.json), got "${bad}"; use \`xpm ${method} ${bad}\` for an app`)
-  }
+  if (filesOnly) refuseNonFiles(targets, method, filesOnly)
   const { changesOf, applyChanges } = require('../spec-changes')
   const changes = changesOf(opts)
   const rename = changes?.name
@@ -102,76 +98,100 @@ async function restartOrReload (method, ctx, { filesOnly = null } = {}) {
     throw new XpmError('XPM_ERR_BAD_ARGUMENT', '--name renames one app: give its name or id alone (the name of an app in an ecosystem file is its `name`)')
   }
   const client = await ctx.connect()
-  const { expandTargets, wire } = require('../targets')
+  const { expandTargets } = require('../targets')
   const onProgress = progress(opts, io)
   const expanded = await expandTargets(client, others)
   if (rename !== undefined) return renameApp(client, method, expanded, rename, changes, opts, onProgress, io)
 
-  // Which apps of the files run already: those are restarted or reloaded with the file's spec,
-  // the others started with it.
-  const status = files.length ? await appStatus(client) : null
-  const toStart = []
+  const fileSpecs = files.flatMap((f) => f.specs).map((s) => (changes ? applyChanges(s, changes) : s))
+  const targetSpecs = await specsOfTargets(client, expanded, { changes, opts, io, skip: new Set(fileSpecs.map((s) => s.name)) })
+  if (method === 'reload') printReloadSteps(client, opts, io)
+  const reply = await send(client, method, { fileSpecs, expanded, targetSpecs, onProgress, io })
+  if (reply) await report(client, method, reply, { files, targets, opts, io })
+}
+
+function refuseNonFiles (targets, method, filesOnly) {
+  const { isEcosystemFile } = require('../../shared/config')
+  const bad = targets.find((t) => !isEcosystemFile(t))
+  if (bad !== undefined) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `${filesOnly} takes ecosystem files (ecosystem.config.js, *.config.js, *.json), got "${bad}"; use \`xpm ${method} ${bad}\` for an app`)
+}
+
+// Restart's options and --update-env on apps named on the command line: their current specs,
+// changed (an app of a file in the same command takes the file's spec instead).
+async function specsOfTargets (client, expanded, { changes, opts, io, skip }) {
+  if (!expanded.length || !(changes || opts.updateEnv)) return []
+  const { wire } = require('../targets')
+  const { applyChanges } = require('../spec-changes')
   const specs = []
-  const known = []
-  for (const spec of files.flatMap((f) => f.specs)) {
+  const seen = new Set(skip)
+  for (const { spec } of await client.request('show', { target: wire(expanded), fields: ['name', 'spec'] })) {
+    if (seen.has(spec.name)) continue
+    seen.add(spec.name)
     const s = changes ? applyChanges(spec, changes) : spec
-    if (!status.has(s.name) || (method === 'reload' && !status.get(s.name))) toStart.push(s)
+    specs.push(opts.updateEnv ? { ...s, env: { ...io.env } } : s)
+  }
+  return specs
+}
+
+function printReloadSteps (client, opts, io) {
+  client.on('event', ({ event, data }) => {
+    if (event !== 'reload.step') return
+    if (opts.json) io.stdout.write(JSON.stringify(data) + '\n')
     else {
-      specs.push(s)
-      known.push(s.name)
+      const line = describeStep(data)
+      if (line) io.say(line + '\n')
     }
-  }
-  if (expanded.length && (changes || opts.updateEnv)) {
-    const seen = new Set(known)
-    for (const { spec } of await client.request('show', { target: wire(expanded), fields: ['name', 'spec'] })) {
-      if (seen.has(spec.name)) continue
-      seen.add(spec.name)
-      const s = changes ? applyChanges(spec, changes) : spec
-      specs.push(opts.updateEnv ? { ...s, env: { ...io.env } } : s)
+  })
+}
+
+// One request: startOrRestart with files, restart or reload of the named apps without.
+// null when the CLI stopped waiting (the daemon keeps working).
+async function send (client, method, { fileSpecs, expanded, targetSpecs, onProgress, io }) {
+  const { longRequest, StillWorking } = require('../long-request')
+  const { wire } = require('../targets')
+  const none = { started: [], startedNames: [], target: expanded, restarted: null, reloadError: null }
+  try {
+    if (fileSpecs.length) {
+      const params = { mode: method, specs: fileSpecs, ...(expanded.length ? { target: wire(expanded) } : {}), ...(targetSpecs.length ? { targetSpecs } : {}) }
+      return await longRequest(client, 'startOrRestart', params, { onProgress })
     }
+    if (!expanded.length) return none
+    if (method === 'restart') {
+      return { ...none, restarted: await longRequest(client, 'restart', { target: wire(expanded), ...(targetSpecs.length ? { specs: targetSpecs } : {}) }, { onProgress }) }
+    }
+    const reloadError = await client.request('reload', { target: wire(expanded), specs: targetSpecs.length ? targetSpecs : null }, { timeout: 10 * 60 * 1000 })
+      .then(() => null, (err) => err)
+    return { ...none, reloadError }
+  } catch (err) {
+    if (!(err instanceof StillWorking)) throw err
+    const { printStillWorking } = require('../long-request')
+    printStillWorking([...fileSpecs.map((s) => s.name), ...expanded], err, io.stderr)
+    return null
   }
-  const target = unique([...known, ...expanded])
-  const { longRequest } = require('../long-request')
-  const jobs = []
-  if (toStart.length) jobs.push(longRequest(client, 'start', { specs: toStart }, { onProgress }))
-  else jobs.push(null)
-  let reloadFailure = null
-  if (target.length && method === 'restart') {
-    jobs.push(longRequest(client, 'restart', { target: wire(target), ...(specs.length ? { specs } : {}) }, { onProgress }))
-  } else if (target.length) {
-    client.on('event', ({ event, data }) => {
-      if (event !== 'reload.step') return
-      if (opts.json) io.stdout.write(JSON.stringify(data) + '\n')
-      else {
-        const line = describeStep(data)
-        if (line) say(line + '\n')
-      }
-    })
-    jobs.push(client.request('reload', { target: wire(target), specs: specs.length ? specs : null }, { timeout: 10 * 60 * 1000 })
-      .catch((err) => { reloadFailure = err; return null }))
-  }
-  const done = await waitFor(jobs, [...toStart.map((s) => s.name), ...target], io)
-  if (!done) return
-  const [started, changed] = done
+}
+
+async function report (client, method, reply, { files, targets, opts, io }) {
+  const { say, printJson, showList } = io
   const failures = []
   const finished = []
-  for (const r of started || []) {
+  for (const r of reply.started) {
     if (r.action !== 'started') say(`[xpm] ${r.name}: ${r.action}\n`)
     failures.push(...(r.failures || []).map((f) => ({ ...f, name: r.name })))
     finished.push(...(r.finished || []))
   }
-  if (method === 'restart' && changed) {
-    failures.push(...changed.failures)
-    finished.push(...(changed.finished || []))
+  if (method === 'restart' && reply.restarted) {
+    failures.push(...reply.restarted.failures)
+    finished.push(...(reply.restarted.finished || []))
   }
-  if (opts.json && method === 'restart') printJson({ started: started || [], restarted: changed })
+  if (opts.json && method === 'restart') printJson({ started: reply.started, restarted: reply.restarted ?? undefined })
   if (!opts.json) {
-    if (toStart.length) say(`[xpm] started ${toStart.map((s) => s.name).join(', ')}\n`)
-    if (target.length && method === 'restart') say(`[xpm] restarted ${(files.length ? target : targets).join(', ')}\n`)
+    if (reply.startedNames.length) say(`[xpm] started ${reply.startedNames.join(', ')}\n`)
+    if (reply.target.length && method === 'restart') say(`[xpm] restarted ${(files.length ? reply.target : targets).join(', ')}\n`)
     if (finished.length) say(`[xpm] finished with exit code 0: id ${finished.join(', ')}\n`)
     await showList(client)
   }
-  if (reloadFailure) {
+  if (reply.reloadError) {
+    const reloadFailure = reply.reloadError instanceof XpmError ? reply.reloadError : XpmError.from(reply.reloadError)
     // the failed process's last stderr lines, as a failed start shows them
     const failed = (Array.isArray(reloadFailure.details) ? reloadFailure.details : []).find((r) => r?.failed?.stderr?.length)?.failed
     if (failed) io.stderr.write(`[xpm] last lines of ${failed.label}${failed.pid ? ` (pid ${failed.pid})` : ''} on stderr:\n${failed.stderr.map((l) => '  ' + l).join('\n')}\n`)
