@@ -10,36 +10,11 @@ const { XpmError } = require('../../shared/errors')
 async function start (ctx) {
   const [given = [], rawOpts, command] = ctx.args
   const { io } = ctx
-  const { say, printJson, showList } = io
   const scriptArgs = command.scriptArgs ?? []
   const opts = pm2Flags(rawOpts, io)
   const targets = given.length ? given : [defaultEcosystem(io.cwd())]
   if (opts.daemon === false && await foreground(targets, opts, scriptArgs, io)) return
-  const { resolveStart } = require('../../shared/config')
-  const specs = []
-  const names = []
-  const fromScript = []
-  let scripts = 0
-  for (const target of targets) {
-    if (target === '-') {
-      specs.push(...await fromStdin(opts, scriptArgs, io))
-      continue
-    }
-    const { regexOf } = require('../targets')
-    if (regexOf(target)) {
-      names.push(target)
-      continue
-    }
-    const resolved = await resolveStart({ target, flags: opts, scriptArgs, cwd: io.cwd(), env: io.env, only: opts.only, envName: opts.env })
-    // PM2 keys xpm accepts without acting on them, once each (stderr: --json output stays JSON)
-    for (const line of resolved.notices ?? []) io.notice(line)
-    if (resolved.kind === 'name') names.push(target)
-    else specs.push(...resolved.specs)
-    if (resolved.kind === 'script') {
-      scripts++
-      fromScript.push(...resolved.specs.map((s) => s.name))
-    }
-  }
+  const { specs, names, fromScript, scripts } = await gather(targets, opts, scriptArgs, io)
   // PM2: `start <name|id> --name new` or with other options (--node-args, --watch…) restarts the
   // app with them, as `xpm restart` does
   if (names.length && !specs.length && require('../spec-changes').changesOf(opts)) {
@@ -54,6 +29,56 @@ async function start (ctx) {
 
   const client = await ctx.connect()
   const startedAt = Date.now()
+  const outcome = await send(client, { names, specs, fromScript, opts, io })
+  if (!outcome) return
+  const { failures, finished } = outcome
+  await printReadyWarnings(client, specs.filter((s) => s.waitReady), startedAt, io.stderr)
+  if (opts.json) io.printJson(await client.request('list'))
+  else {
+    if (finished.length) io.say(`[xpm] finished with exit code 0 before it was ready (autorestart off): id ${finished.join(', ')}\n`)
+    await io.showList(client)
+  }
+  if (opts.attach && !failures.length) {
+    // PM2's --attach: follow what was just started, until Ctrl-C
+    return require('./logs').logs({ ...ctx, args: [[...names, ...specs.map((s) => s.name)], { lines: 0 }] })
+  }
+  if (failures.length) throw await startFailed(client, failures, io)
+}
+
+// The targets as the config model reads them: specs (scripts, files, stdin) and names of apps
+// the daemon knows (names, ids, namespaces, regexes); fromScript: the apps from a script.
+async function gather (targets, opts, scriptArgs, io) {
+  const { resolveStart } = require('../../shared/config')
+  const { regexOf } = require('../targets')
+  const specs = []
+  const names = []
+  const fromScript = []
+  let scripts = 0
+  for (const target of targets) {
+    if (target === '-') {
+      specs.push(...await fromStdin(opts, scriptArgs, io))
+      continue
+    }
+    if (regexOf(target)) {
+      names.push(target)
+      continue
+    }
+    const resolved = await resolveStart({ target, flags: opts, scriptArgs, cwd: io.cwd(), env: io.env, only: opts.only, envName: opts.env })
+    // PM2 keys xpm accepts without acting on them, once each (stderr: --json output stays JSON)
+    for (const line of resolved.notices ?? []) io.notice(line)
+    if (resolved.kind === 'name') names.push(target)
+    else specs.push(...resolved.specs)
+    if (resolved.kind === 'script') {
+      scripts++
+      fromScript.push(...resolved.specs.map((s) => s.name))
+    }
+  }
+  return { specs, names, fromScript, scripts }
+}
+
+// startTarget for the names, start for the specs, side by side: { failures, finished }, or null
+// when the CLI stopped waiting (the daemon keeps working).
+async function send (client, { names, specs, fromScript, opts, io }) {
   const { longRequest, progressPrinter, printStillWorking, StillWorking } = require('../long-request')
   const { expandTargets, wire } = require('../targets')
   const onProgress = progressPrinter({ json: opts.json || io.output.silent, stream: io.stdout })
@@ -71,7 +96,7 @@ async function start (ctx) {
     if (specs.length) {
       jobs.push(longRequest(client, 'start', { specs, force: opts.force === true, fromScript }, { onProgress }).then((results) => {
         for (const r of results) {
-          if (!opts.json && r.action !== 'started' && r.action !== 'already running') say(`[xpm] ${r.name}: ${r.action}\n`)
+          if (!opts.json && r.action !== 'started' && r.action !== 'already running') io.say(`[xpm] ${r.name}: ${r.action}\n`)
           failures.push(...(r.failures || []).map((f) => ({ ...f, name: r.name })))
           finished.push(...(r.finished || []))
         }
@@ -81,29 +106,23 @@ async function start (ctx) {
   } catch (err) {
     if (!(err instanceof StillWorking)) throw err
     printStillWorking([...names, ...specs.map((s) => s.name)], err, io.stderr)
-    return
+    return null
   }
-  await printReadyWarnings(client, specs.filter((s) => s.waitReady), startedAt, io.stderr)
-  if (opts.json) printJson(await client.request('list'))
-  else {
-    if (finished.length) say(`[xpm] finished with exit code 0 before it was ready (autorestart off): id ${finished.join(', ')}\n`)
-    await showList(client)
-  }
-  if (opts.attach && !failures.length) {
-    // PM2's --attach: follow what was just started, until Ctrl-C
-    return require('./logs').logs({ ...ctx, args: [[...names, ...specs.map((s) => s.name)], { lines: 0 }] })
-  }
-  if (failures.length) {
-    const first = failures[0]
-    if (first.stderr?.length) io.stderr.write(`[xpm] last lines of ${first.name}[${first.instance}] on stderr:\n${first.stderr.map((l) => '  ' + l).join('\n')}\n`)
-    if (first.code === 'XPM_ERR_APP_EXISTS') throw new XpmError(first.code, first.message, { details: failures })
-    // every failure past the first in a line of its own (a dependent not started says why)
-    for (const f of failures.slice(1)) io.stderr.write(`[xpm] ${f.message}\n`)
-    await require('../retrying').sayRetrying(client, failures, io.stderr)
-    throw new XpmError(first.code === 'XPM_ERR_CANCELLED' ? 'XPM_ERR_CANCELLED' : 'XPM_ERR_START_FAILED',
-      `${failures.length} process(es) did not reach online: ${first.message}${first.code === 'XPM_ERR_CANCELLED' ? '' : `; see \`xpm logs ${first.name}\``}`,
-      { details: failures })
-  }
+  return { failures, finished }
+}
+
+// The error a start with failures ends with, after the first one's last stderr lines, a line for
+// each other one, and which are being retried.
+async function startFailed (client, failures, io) {
+  const first = failures[0]
+  if (first.stderr?.length) io.stderr.write(`[xpm] last lines of ${first.name}[${first.instance}] on stderr:\n${first.stderr.map((l) => '  ' + l).join('\n')}\n`)
+  if (first.code === 'XPM_ERR_APP_EXISTS') return new XpmError(first.code, first.message, { details: failures })
+  // every failure past the first in a line of its own (a dependent not started says why)
+  for (const f of failures.slice(1)) io.stderr.write(`[xpm] ${f.message}\n`)
+  await require('../retrying').sayRetrying(client, failures, io.stderr)
+  return new XpmError(first.code === 'XPM_ERR_CANCELLED' ? 'XPM_ERR_CANCELLED' : 'XPM_ERR_START_FAILED',
+    `${failures.length} process(es) did not reach online: ${first.message}${first.code === 'XPM_ERR_CANCELLED' ? '' : `; see \`xpm logs ${first.name}\``}`,
+    { details: failures })
 }
 
 // `xpm set <app>:<key> <value>` values (app-conf.js): in the app's environment, as PM2 gives them.
