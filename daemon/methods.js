@@ -5,6 +5,7 @@ const { wants } = require('../lib/shared/process-fields')
 const { target, optionalBoolean, optionalFields } = require('./commands/params')
 const { inTurn } = require('./commands/in-turn')
 const lifecycle = require('./commands/lifecycle')
+const { startOrRestart } = require('./commands/start-or-restart')
 const reading = require('./commands/logs')
 const { sendSignal } = require('./commands/signal')
 const { scale } = require('./commands/scale')
@@ -51,6 +52,8 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
     restart: command(lifecycle.restart),
     delete: command(lifecycle.delete),
     reload: command(lifecycle.reload),
+    // an ecosystem file's apps: started or restarted/reloaded as the daemon's registry says
+    startOrRestart: command(startOrRestart),
     scale: changingInTurn((params) => scale(supervisor, params)),
     sendSignal: changingInTurn((params) => sendSignal(supervisor, target(params), params.signal)),
     // forget restart counts and crash history, so max_restarts and the backoff start afresh

@@ -13,11 +13,12 @@
 // internal NODE_ message, invisible to the app) when it starts and whenever the rate changes.
 // Reads of /proc go CONCURRENCY at a time, so a round over 1,000 pids never floods the thread
 // pool (which the log files share) nor holds the event loop (the cluster's accept loop).
-const { EventEmitter } = require('node:events')
 const { performance } = require('node:perf_hooks')
-const { createProcSampler, cpuPercent } = require('./proc-sampler')
-const { PointHistory, POINT_BYTES, POINT_FIELDS } = require('./history')
+const { createProcSampler } = require('./proc-sampler')
+const { PointHistory, POINT_FIELDS } = require('./history')
 const { agentMetrics } = require('./agent-message')
+const { sampleRound, merge, EMPTY_AGENT } = require('./sample-round')
+const { MetricsAttention, SCHEDULE_CMD } = require('./attention') // SCHEDULE_CMD: see lib/agent/metrics-schedule.js
 
 const FULL_MS = 1000
 const SLOW_MS = 30000
@@ -26,33 +27,19 @@ const FRESH_MS = 2000
 const CONCURRENCY = 8
 const HISTORY_POINTS = 120 // per process: two minutes at the full rate, 7.5 KiB
 const HISTORY_BUDGET = 4 * 1024 * 1024 // all processes together (fewer points each past ~550)
-const MIN_HISTORY_POINTS = 8
 const SEED_POINTS = 8000 // history points in a subscribe reply, all processes together (~0.5 MB)
-const SCHEDULE_CMD = 'NODE_XPM_METRICS' // see lib/agent/metrics-schedule.js
 
-function round2 (value) {
-  return Math.round(value * 100) / 100
-}
-
-class Metrics extends EventEmitter {
+class Metrics extends MetricsAttention {
   constructor ({
     fullMs = FULL_MS, slowMs = SLOW_MS, leaseMs = LEASE_MS, freshMs = FRESH_MS,
     historySize = HISTORY_POINTS, historyBudget = HISTORY_BUDGET, concurrency = CONCURRENCY,
     sampler = createProcSampler(), now = () => performance.now(), clock = Date.now,
     timers = { setTimeout, clearTimeout }
   } = {}) {
-    super()
+    super({ slowMs })
     Object.assign(this, { fullMs, slowMs, leaseMs, freshMs, historySize, historyBudget, concurrency, sampler, now, clock, timers })
     this.states = new Map()
     this.limited = 0 // tracked processes with a memory limit
-    this.watchers = 0
-    this.leaseUntil = -Infinity
-    this.leaseTimer = null
-    this.agentMs = slowMs // the interval last sent to the agents
-    this.scrapeMs = null // the pace of Prometheus scrapes while they keep coming
-    this.lastScrapeAt = -Infinity
-    this.scrapeUntil = -Infinity
-    this.scrapeTimer = null
     this.started = false
     this.timer = null
     this.timerDue = Infinity
@@ -157,81 +144,6 @@ class Metrics extends EventEmitter {
     return out
   }
 
-  // ---- attention ----------------------------------------------------------------------------
-
-  get watched () {
-    return this.watchers > 0 || this.now() < this.leaseUntil
-  }
-
-  // A subscriber: full rate until the returned release() is called (once is enough).
-  watch () {
-    this.watchers++
-    this.attentionChanged()
-    let released = false
-    return () => {
-      if (released) return
-      released = true
-      this.watchers--
-      this.attentionChanged()
-    }
-  }
-
-  // Someone looked (`list`, `show`): full rate for the next leaseMs.
-  touch () {
-    this.leaseUntil = this.now() + this.leaseMs
-    if (!this.leaseTimer) this.armLease(this.leaseMs)
-    this.attentionChanged()
-  }
-
-  // A Prometheus scrape (fresh() with lease: false). From the second one on, the gap between
-  // two scrapes is their pace; scrapes further apart than the slow interval change nothing.
-  scraped () {
-    const t = this.now()
-    const gap = t - this.lastScrapeAt
-    this.lastScrapeAt = t
-    if (!(gap < this.slowMs)) return
-    this.scrapeMs = Math.max(this.fullMs, Math.round(gap))
-    this.scrapeUntil = t + 2 * this.scrapeMs
-    this.timers.clearTimeout(this.scrapeTimer)
-    this.scrapeTimer = this.timers.setTimeout(() => {
-      this.scrapeTimer = null
-      this.scrapeMs = null
-      this.attentionChanged()
-    }, 2 * this.scrapeMs)
-    this.scrapeTimer.unref?.()
-    this.attentionChanged()
-  }
-
-  armLease (ms) {
-    this.leaseTimer = this.timers.setTimeout(() => {
-      this.leaseTimer = null
-      const left = this.leaseUntil - this.now()
-      if (left > 0) this.armLease(left)
-      else this.attentionChanged()
-    }, ms)
-    this.leaseTimer.unref?.()
-  }
-
-  attentionChanged () {
-    const ms = this.watched ? this.fullMs : this.scrapeMs ?? this.slowMs
-    if (ms !== this.agentMs) {
-      this.agentMs = ms
-      for (const state of this.states.values()) this.tellAgent(state)
-    }
-    this.schedule()
-  }
-
-  agentInterval () {
-    return this.agentMs
-  }
-
-  tellAgent (state) {
-    if (!state.send) return
-    try {
-      state.send(state.steady ? { cmd: SCHEDULE_CMD, intervalMs: this.fullMs, heartbeat: true } : { cmd: SCHEDULE_CMD, intervalMs: this.agentInterval() })
-    } catch {} // a closing channel: its exit is reported elsewhere
-  }
-
   // ---- schedule -----------------------------------------------------------------------------
 
   start () {
@@ -325,56 +237,11 @@ class Metrics extends EventEmitter {
     }
   }
 
-  // Samples [id, state] pairs, at most `concurrency` at a time, then emits 'sample' with a Map of
-  // id → latest point of those sampled.
+  // Samples [id, state] pairs (sample-round.js), then emits 'sample' with a Map of id → latest
+  // point of those sampled.
   async sampleAll (entries, { history }) {
-    let next = 0
-    const worker = async () => {
-      while (next < entries.length) {
-        const [id, state] = entries[next++]
-        await this.sampleOne(id, state)
-      }
-    }
-    if (!entries.length) return
-    await Promise.all(Array.from({ length: Math.min(this.concurrency, entries.length) }, worker))
-    const out = new Map()
-    const limit = history ? this.historyLimit() : 0
-    for (const [id, state] of entries) {
-      if (this.states.get(id) !== state) continue
-      const point = merge(state)
-      if (!point) continue
-      out.set(id, point)
-      if (history && state.os) state.history.push(point, limit)
-    }
-    this.emit('sample', out)
-  }
-
-  // Points each process may keep: historySize, fewer once the processes together would pass
-  // the history budget.
-  historyLimit () {
-    const share = Math.floor(this.historyBudget / POINT_BYTES / Math.max(1, this.states.size))
-    return Math.min(this.historySize, Math.max(MIN_HISTORY_POINTS, share))
-  }
-
-  async sampleOne (id, state) {
-    let sample
-    this.reads++
-    try {
-      sample = await this.sampler.sample(state.pid)
-    } catch {
-      return // an unreadable pid this round; the process' exit is reported elsewhere
-    }
-    if (!sample || this.states.get(id) !== state) return
-    const t = this.now()
-    let cpu = 0
-    if (sample.cpu !== undefined) {
-      cpu = sample.cpu
-    } else if (state.prev && state.prev.startTime === sample.startTime) {
-      cpu = cpuPercent(state.prev.ticks, sample.ticks, t - state.prev.t, this.sampler.clkTck)
-    }
-    state.prev = { ticks: sample.ticks, startTime: sample.startTime, t }
-    state.sampledAt = t
-    state.os = { cpu: round2(cpu), memory: sample.rss, at: this.clock() }
+    const out = await sampleRound(this, entries, { history })
+    if (out) this.emit('sample', out)
   }
 
   // What the schedule is doing, for tests and diagnostics.
@@ -393,27 +260,6 @@ class Metrics extends EventEmitter {
       reads: this.reads,
       historyBytes
     }
-  }
-}
-
-const EMPTY_AGENT = { heapUsed: null, heapTotal: null, rss: null, elP50: null, elP90: null, elP95: null, elP99: null, elMax: null, elu: null }
-
-function merge ({ os, agent }) {
-  if (!os && !agent) return null
-  const a = agent || EMPTY_AGENT
-  return {
-    cpu: os ? os.cpu : 0,
-    memory: os ? os.memory : a.rss,
-    heapUsed: a.heapUsed,
-    heapTotal: a.heapTotal,
-    rss: a.rss,
-    elP50: a.elP50,
-    elP90: a.elP90,
-    elP95: a.elP95,
-    elP99: a.elP99,
-    elMax: a.elMax,
-    elu: a.elu,
-    at: Math.max(os ? os.at : 0, agent ? agent.at : 0)
   }
 }
 

@@ -6,25 +6,11 @@
 // How many pids are read at once is the caller's business (daemon/metrics/index.js batches).
 const fs = require('node:fs')
 const { execFile } = require('node:child_process')
+const { parseStat } = require('../../lib/shared/proc-stat') // ticks, start time, rss pages
 
 const DEFAULT_CLK_TCK = 100 // sysconf(_SC_CLK_TCK) is 100 on every mainstream Linux build
 const DEFAULT_PAGE_SIZE = 4096
 const STAT_BYTES = 1024 // a stat line is about 300 bytes; a longer one is read again in full
-
-// /proc/<pid>/stat: "pid (comm) state ppid ...". comm may hold spaces and parentheses, so fields
-// are counted from the last ')'. After it, index 0 is field 3 (state). Field 24 (rss) is in
-// pages: the same count as VmRSS in /proc/<pid>/status, which is what `ps` and `top` show.
-function parseStat (text) {
-  const close = text.lastIndexOf(')')
-  if (close === -1) return null
-  const fields = text.slice(close + 2).split(' ')
-  const utime = Number(fields[14 - 3])
-  const stime = Number(fields[15 - 3])
-  const startTime = Number(fields[22 - 3])
-  const rssPages = Number(fields[24 - 3])
-  if (!Number.isFinite(utime) || !Number.isFinite(stime)) return null
-  return { ticks: utime + stime, startTime, rssPages: Number.isFinite(rssPages) ? rssPages : 0 }
-}
 
 // VmRSS from /proc/<pid>/status, in bytes (the kernel writes kB). Absent for zombies.
 function parseVmRss (text) {
@@ -171,7 +157,7 @@ function createProcSampler ({ platform = process.platform, clkTck = DEFAULT_CLK_
       page ??= detectPageSize(procRoot)
       try {
         const parsed = parseStat(await stats.read(pid))
-        return parsed && { ticks: parsed.ticks, startTime: parsed.startTime, rss: parsed.rssPages * await page }
+        return parsed && parsed.ticks !== null ? { ticks: parsed.ticks, startTime: parsed.startTime, rss: parsed.rssPages * await page } : null
       } catch (err) {
         if (isGone(err)) return null
         throw err
@@ -182,19 +168,4 @@ function createProcSampler ({ platform = process.platform, clkTck = DEFAULT_CLK_
   }
 }
 
-// When the pid's process started: clock ticks since boot on Linux, the `ps -o lstart=` text
-// elsewhere; null if it is gone. Compared before signalling a pid, so a reused pid is not hit.
-async function readStartTime (pid, { platform = process.platform, procRoot = '/proc' } = {}) {
-  if (platform !== 'linux') {
-    const out = await run('ps', ['-o', 'lstart=', '-p', String(pid)])
-    return out ? out.trim() || null : null
-  }
-  try {
-    return parseStat(await readSmall(`${procRoot}/${pid}/stat`))?.startTime ?? null
-  } catch (err) {
-    if (isGone(err)) return null
-    throw err
-  }
-}
-
-module.exports = { createProcSampler, readStartTime, detectPageSize, cpuPercent, parseStat, parseVmRss, parsePs, DEFAULT_CLK_TCK }
+module.exports = { createProcSampler, detectPageSize, cpuPercent, parseVmRss, parsePs, DEFAULT_CLK_TCK }

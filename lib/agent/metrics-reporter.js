@@ -20,23 +20,13 @@ function resolutionFor (intervalMs) {
   return intervalMs >= SLOW_FROM_MS ? SLOW_RESOLUTION_MS : RESOLUTION_MS
 }
 
-// Sends heap, RSS, event-loop delay and utilization over each interval through `send`
-// (returns false when the message could not go out), only the figures that changed since the
-// last report that went out, and nothing when none did. setInterval(ms) changes the rate
-// (0: no reports, the histogram off). Once `connected()` is false it stops and calls
-// `onDisconnect`. (The agent's exit once the daemon is gone does not ride this timer: it
-// listens for the channel's close, metrics or not; see exit-on-disconnect.js.)
-// heartbeat: a report goes out every interval even when nothing changed, for a daemon that
-// counts a missing report as a blocked loop (the watchdog, max_event_loop_delay).
-// firstReportMs: the first report that long after the start instead of one interval.
-function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () => {}, heartbeat = false, firstReportMs = null }) {
+// The figures of one interval: event-loop delay from a histogram at `resolution` ms (0: none),
+// utilization and heap, each collect() over the time since the previous one.
+function createCollector () {
   let histogram = null
   let resolution = 0
-  let timer = null
-  let current = 0
   let lastElu = performance.eventLoopUtilization()
   let lastAt = performance.now()
-  const sent = {}
 
   function useResolution (ms) {
     if (ms === resolution) return
@@ -70,6 +60,24 @@ function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () 
       elu: Math.round(utilization * 10000) / 10000
     }
   }
+
+  return { collect, useResolution }
+}
+
+// Sends heap, RSS, event-loop delay and utilization over each interval through `send`
+// (returns false when the message could not go out), only the figures that changed since the
+// last report that went out, and nothing when none did. setInterval(ms) changes the rate
+// (0: no reports, the histogram off). Once `connected()` is false it stops and calls
+// `onDisconnect`. (The agent's exit once the daemon is gone does not ride this timer: it
+// listens for the channel's close, metrics or not; see exit-on-disconnect.js.)
+// heartbeat: a report goes out every interval even when nothing changed, for a daemon that
+// counts a missing report as a blocked loop (the watchdog, max_event_loop_delay).
+// firstReportMs: the first report that long after the start instead of one interval.
+function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () => {}, heartbeat = false, firstReportMs = null }) {
+  const { collect, useResolution } = createCollector()
+  let timer = null
+  let current = 0
+  const sent = {}
 
   function report () {
     if (!connected()) {

@@ -64,7 +64,10 @@ class Client extends EventEmitter {
     this.pending.delete(msg.id)
     clearTimeout(waiter.timer)
     if (msg.error) waiter.reject(XpmError.from(msg.error))
-    else waiter.resolve(msg.result)
+    else {
+      this.emit('reply', waiter.method) // which method answered (the CLI counts those that change something)
+      waiter.resolve(msg.result)
+    }
   }
 
   // timeout: ms, or 0 for none (long jobs such as a reload report progress and end on their own).
@@ -83,7 +86,7 @@ class Client extends EventEmitter {
           reject(new XpmError('XPM_ERR_TIMEOUT', `The daemon did not answer "${method}" within ${timeout} ms`))
         }, timeout)
         : null
-      this.pending.set(id, { resolve, reject, timer })
+      this.pending.set(id, { resolve, reject, timer, method })
       this.socket.write(line)
     })
   }
@@ -123,8 +126,8 @@ function connectOnce (socketPath, { timeout = 3000 } = {}) {
 // Connects to the daemon of XPM_HOME, starting one when none answers. Nobody answering on
 // daemon.sock is not yet "no daemon": the lock (lib/shared/daemon-lock.js) says whether one holds this
 // XPM_HOME — starting (wait for its socket), running (it has just listened on a removed socket
-// again) or shutting down (wait for it to exit, then start a new one).
-async function connect ({ home, autoStart = true, timeout = 10000, shutdownWait = 120000 } = {}) {
+// again) or shutting down (wait for it to exit, then start a new one). stderr: where that wait is said.
+async function connect ({ home, autoStart = true, timeout = 10000, shutdownWait = 120000, stderr = process.stderr } = {}) {
   const paths = homePaths(home)
   require('../shared/safe-fs').ensureSafeHome(paths.home, { create: false })
   // The lock and spawn modules (node:crypto, node:child_process) load only when the first connect
@@ -143,7 +146,7 @@ async function connect ({ home, autoStart = true, timeout = 10000, shutdownWait 
     const holder = await require('../shared/daemon-lock').probeLock(paths.home)
     if (!holder) break
     if (holder.state === 'closing') {
-      if (!told) process.stderr.write(`[xpm] the daemon${holder.pid ? ` (pid ${holder.pid})` : ''} is shutting down; waiting for it to exit\n`)
+      if (!told) stderr.write(`[xpm] the daemon${holder.pid ? ` (pid ${holder.pid})` : ''} is shutting down; waiting for it to exit\n`)
       told = true
       await waitGone(holder, deadline, paths)
       continue

@@ -14,16 +14,23 @@ class StillWorking extends Error {}
 async function longRequest (client, method, params, { onProgress = () => {} } = {}) {
   let timer = null
   let onEvent
+  let begun = false
+  let deadline = 0
   const gaveUp = new Promise((resolve, reject) => {
     const arm = (ms) => {
       clearTimeout(timer)
+      deadline = Date.now() + ms
       timer = setTimeout(() => reject(new StillWorking(`waited ${Math.round(ms / 1000)} s`)), ms)
     }
     arm(BEFORE_BEGIN_MS)
     onEvent = ({ event, data }) => {
       if (event !== 'progress' || !data) return
-      if (data.type === 'begin') arm(Math.max(0, Number(data.expectMs) || 0) + MARGIN_MS)
-      else onProgress(data)
+      if (data.type !== 'begin') return onProgress(data)
+      // one request may hold several jobs (startOrRestart: a start and a restart), each with its
+      // begin: the CLI waits for the longest
+      const ms = Math.max(0, Number(data.expectMs) || 0) + MARGIN_MS
+      if (!begun || Date.now() + ms > deadline) arm(ms)
+      begun = true
     }
     client.on('event', onEvent)
   })
@@ -46,9 +53,9 @@ function progressPrinter ({ json = false, stream = process.stdout } = {}) {
   }
 }
 
-function printStillWorking (targets, err) {
+function printStillWorking (targets, err, stderr = process.stderr) {
   const names = targets.filter(Boolean).join(' ')
-  process.stderr.write(`[xpm] stopped waiting after ${err.message.replace(/^waited /, '')}; the daemon is still working on it.\n` +
+  stderr.write(`[xpm] stopped waiting after ${err.message.replace(/^waited /, '')}; the daemon is still working on it.\n` +
     `[xpm] watch it with \`xpm list\`, or \`xpm logs${names ? ' ' + names : ''}\`\n`)
 }
 

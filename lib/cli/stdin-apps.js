@@ -25,8 +25,8 @@ async function readStdinApps ({ stdin = process.stdin, max = 8 * 1024 * 1024 } =
 
 // `-` among the targets of stop, delete, restart, reload: like an ecosystem file, { file,
 // names[, specs] } (names with name_prefix and --env's append_env_to_name applied).
-async function stdinTarget ({ envName, withSpecs = false, cwd = process.cwd(), env = process.env } = {}) {
-  const apps = await readStdinApps()
+async function stdinTarget ({ envName, withSpecs = false, cwd = process.cwd(), env = process.env, stdin = process.stdin } = {}) {
+  const apps = await readStdinApps({ stdin })
   const { nameOf, appLabel, normalizeApp } = require('../shared/config/normalize')
   const { checkAppObject } = require('../shared/config/validate')
   const labels = apps.map((raw, i) => {

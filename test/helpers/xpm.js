@@ -13,14 +13,17 @@ const BIN = path.join(ROOT, 'bin', 'xpm')
 const FIXTURES = path.join(ROOT, 'test', 'fixtures')
 
 // A private XPM_HOME with helpers bound to it. cleanup() stops the daemon and every process
-// it started, by pid, and removes the folder.
-function createHome (t) {
+// it started, by pid, and removes the folder. inProcess: run() runs the CLI in this process
+// (helpers/cli.js) instead of spawning bin/xpm for each command; the daemon is real either way.
+function createHome (t, { inProcess = false } = {}) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-test-'))
   const env = { ...process.env, XPM_HOME: home, FORCE_COLOR: '0' }
   delete env.NODE_TEST_CONTEXT
   const seenPids = new Set()
 
-  const run = (args, opts = {}) => runXpm(args, { env: { ...env, ...opts.env }, cwd: opts.cwd, timeout: opts.timeout, input: opts.input })
+  const run = inProcess
+    ? require('./cli').inProcessRunner(env)
+    : (args, opts = {}) => runXpm(args, { env: { ...env, ...opts.env }, cwd: opts.cwd, timeout: opts.timeout, input: opts.input })
   const jlist = async () => {
     const res = await run(['jlist'])
     if (res.code !== 0) throw new Error(`jlist failed: ${res.stderr}`)

@@ -54,7 +54,7 @@ http.get({ host: '127.0.0.1', port: Number(process.env.API_PORT) }, (res) => {
 `
 
 test('depends_on: the migration job exits 0 first, then the API starts, then the web app; stop all goes the other way', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const dir = path.join(h.home, 'app')
   fs.mkdirSync(dir)
   const [apiPort, webPort] = [await freePort(), await freePort()]

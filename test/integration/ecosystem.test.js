@@ -17,7 +17,7 @@ function writeFile (h, name, text) {
 }
 
 test('.cjs, .mjs (export default) and .json files start their apps', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const [p1, p2, p3] = [await freePort(), await freePort(), await freePort()]
   const cjs = writeFile(h, 'ecosystem.config.cjs', `module.exports = { apps: [{ name: 'from-cjs', script: ${JSON.stringify(ECHO)}, instances: 2, env: { PORT: '${p1}' } }] }`)
   const mjs = writeFile(h, 'ecosystem.config.mjs', `export default { apps: [{ name: 'from-mjs', script: ${JSON.stringify(ECHO)}, env: { PORT: '${p2}' } }] }`)
@@ -32,7 +32,7 @@ test('.cjs, .mjs (export default) and .json files start their apps', async (t) =
 })
 
 test('--only and --env select apps and environments; env_file reaches the app', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const [pa, pb] = [await freePort(), await freePort()]
   const file = writeFile(h, 'ecosystem.config.js', `module.exports = { apps: [
     { name: 'a', script: ${JSON.stringify(ECHO)}, env: { PORT: '${pa}', STAGE: 'dev', KEEP: 'yes' }, env_production: { STAGE: 'prod' }, env_file: './app.env' },
@@ -49,7 +49,7 @@ test('--only and --env select apps and environments; env_file reaches the app', 
 })
 
 test('starting the same file twice restarts its apps with the file as it is now (PM2 smart start), one set of processes', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const port = await freePort()
   const file = writeFile(h, 'ecosystem.config.js', `module.exports = { apps: [{ name: 'twice', script: ${JSON.stringify(ECHO)}, instances: 2, env: { PORT: '${port}' } }] }`)
   assert.equal((await h.run(['start', file])).code, 0)
@@ -63,7 +63,7 @@ test('starting the same file twice restarts its apps with the file as it is now 
 })
 
 test('a misspelled key exits 2 with the suggestion and starts nothing; a .json with JavaScript is rejected, not run', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const typo = writeFile(h, 'ecosystem.config.js', `module.exports = { apps: [{ name: 'api', script: ${JSON.stringify(ECHO)}, kill_timout: '3s' }] }`)
   const res = await h.run(['start', typo])
   assert.equal(res.code, 2)
@@ -79,7 +79,7 @@ test('a misspelled key exits 2 with the suggestion and starts nothing; a .json w
 })
 
 test('reload and restart from the file apply a changed env value; stop and delete act on the file\'s apps', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const port = await freePort()
   const text = (v) => `module.exports = { apps: [{ name: 'api', script: ${JSON.stringify(ECHO)}, instances: 2, env: { PORT: '${port}', FEATURE: '${v}' } }] }`
   const file = writeFile(h, 'ecosystem.config.js', text('one'))
@@ -99,7 +99,7 @@ test('reload and restart from the file apply a changed env value; stop and delet
 })
 
 test('xpm ecosystem writes a commented starter file and refuses to overwrite it', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const dir = fs.mkdtempSync(path.join(h.home, 'init-'))
   const res = await h.run(['ecosystem'], { cwd: dir })
   assert.equal(res.code, 0, res.stderr)
@@ -110,7 +110,7 @@ test('xpm ecosystem writes a commented starter file and refuses to overwrite it'
 })
 
 test('ecosystem.example.js runs as it is: a cluster app and a fork app, and env_production', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t) // the file reads process.env.PORT: the CLI's own process
   const port = await freePort()
   const res = await h.run(['start', path.join(ROOT, 'ecosystem.example.js'), '--env', 'production'], { env: { PORT: String(port) } })
   assert.equal(res.code, 0, res.stderr)

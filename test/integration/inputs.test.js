@@ -35,7 +35,7 @@ function rssOf (pid) {
 }
 
 test('instances and durations beyond the limits are refused by the CLI and again by the daemon', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const client = await daemon(t, h)
   const many = await h.run(['start', fixture('idle.js'), '-i', '1000000000'])
   assert.equal(many.code, 2)
@@ -57,7 +57,7 @@ test('instances and durations beyond the limits are refused by the CLI and again
 })
 
 test('a cron_restart that does not parse, sent over the socket, is refused and every later command works', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const client = await daemon(t, h)
   for (const cronRestart of ['every day', '61 * * * *', '0 0 30 2 *', 42]) {
     await assert.rejects(client.request('start', { specs: [{ ...specFor(h), cronRestart }] }), { code: 'XPM_ERR_CONFIG_INVALID', message: /cronRestart should be null or a cron expression/ })
@@ -78,7 +78,7 @@ test('a cron_restart that does not parse, sent over the socket, is refused and e
 })
 
 test('wrong parameter types on any method get XPM_ERR_BAD_ARGUMENT or XPM_ERR_CONFIG_INVALID, never XPM_ERR_INTERNAL', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const client = await daemon(t, h)
   await client.request('start', { specs: [specFor(h)] }, { timeout: 20000 })
   const cases = [
@@ -155,7 +155,7 @@ function rawExchange (sock, text, count) {
 }
 
 test('app names with control characters or a leading "-" are refused by the CLI and the daemon', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const client = await daemon(t, h)
   for (const name of ['-rf', 'bell\u0007', 'two\nlines', 'x'.repeat(129)]) {
     const res = await h.run(['start', fixture('idle.js'), `--name=${name}`])
@@ -167,7 +167,7 @@ test('app names with control characters or a leading "-" are refused by the CLI 
 })
 
 test('a missing or non-directory cwd is XPM_ERR_CWD_INVALID at once, in fork and cluster mode, CLI and socket', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const client = await daemon(t, h)
   const cli = await h.run(['start', fixture('idle.js'), '--cwd', '/nonexistent/xpm-cwd'])
   assert.equal(cli.code, 2)
@@ -185,7 +185,7 @@ test('a missing or non-directory cwd is XPM_ERR_CWD_INVALID at once, in fork and
 })
 
 test('a client that sends requests and never reads: the daemon\'s memory stays bounded and others are served', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const client = await daemon(t, h)
   await client.request('start', { specs: [specFor(h, { env: { PAD: 'p'.repeat(4 * KiB) } })] }, { timeout: 20000 })
   const pid = h.daemonPid()
@@ -223,7 +223,7 @@ test('a client that sends requests and never reads: the daemon\'s memory stays b
 })
 
 test('xpm logs over 100 lines of 100 KiB answers promptly and completely', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const res = await h.run(['start', fixture('long-lines.js'), '--name', 'long', '--log-max-size', '100M'], { env: { LINES: '100', LINE_BYTES: String(100 * KiB) } })
   assert.equal(res.code, 0, res.stderr)
   const outFile = path.join(h.home, 'logs', 'long-out.log')
@@ -241,7 +241,7 @@ test('xpm logs over 100 lines of 100 KiB answers promptly and completely', async
 })
 
 test('xpm show all with many processes and large environments answers promptly and completely', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const big = 'b'.repeat(100 * KiB)
   const res = await h.run(['start', fixture('heartbeat.sh'), '--name', 'beat', '-i', '12', '--kill-timeout', '1s'], { env: { BIG: big } })
   assert.equal(res.code, 0, res.stderr)

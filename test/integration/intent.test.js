@@ -26,7 +26,7 @@ async function crashDaemon (h) {
 }
 
 test('stop of one instance during a restart of the app stops that instance; the others end online and the restart succeeds', { timeout: 120000 }, async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const spec = await specFor(h, fixture('slow-listen.js'), { name: 'api', instances: 3 }, { PORT: '0', LISTEN_DELAY_MS: '800' })
   const c = await daemonClient(t, h)
   await c.request('start', { specs: [spec] }, { timeout: 60000 })
@@ -41,7 +41,7 @@ test('stop of one instance during a restart of the app stops that instance; the 
 })
 
 test('stop of one instance during a fork-mode reload (as a cron, watch or memory restart runs) leaves no other instance down', { timeout: 120000 }, async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const spec = await specFor(h, fixture('slow-exit.js'), { name: 'jobs', instances: 3, execMode: 'fork' }, { EXIT_DELAY_MS: '1000' })
   const c = await daemonClient(t, h)
   await c.request('start', { specs: [spec] }, { timeout: 60000 })
@@ -56,7 +56,7 @@ test('stop of one instance during a fork-mode reload (as a cron, watch or memory
 })
 
 test('save during a restart, and a daemon crash during a restart, keep the app wanted online', { timeout: 120000 }, async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const spec = await specFor(h, fixture('slow-exit.js'), { name: 'api', instances: 2 }, { EXIT_DELAY_MS: '1500' })
   const c = await daemonClient(t, h)
   await c.request('start', { specs: [spec] }, { timeout: 60000 })
@@ -72,7 +72,7 @@ test('save during a restart, and a daemon crash during a restart, keep the app w
 })
 
 test('a daemon crash during a delete does not bring the deleted app back', { timeout: 120000 }, async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const spec = await specFor(h, fixture('slow-exit.js'), { name: 'gone', killTimeout: 8000 }, { EXIT_DELAY_MS: '5000' })
   const keep = await specFor(h, fixture('idle.js'), { name: 'kept' })
   const c = await daemonClient(t, h)
@@ -87,7 +87,7 @@ test('a daemon crash during a delete does not bring the deleted app back', { tim
 })
 
 test('stop all right after a daemon crash stays a stop: the recovery does not start the apps again', { timeout: 120000 }, async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const started = await h.run(['start', fixture('idle.js'), '--name', 'a', '-i', '2'])
   assert.equal(started.code, 0, started.stderr)
   await crashDaemon(h)
@@ -101,7 +101,7 @@ test('stop all right after a daemon crash stays a stop: the recovery does not st
 })
 
 test('scale down: removed instances stay listed until their processes exit; scale to the same count with an index gap changes nothing', { timeout: 120000 }, async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const spec = await specFor(h, fixture('slow-exit.js'), { name: 'w', instances: 3, killTimeout: 8000 }, { EXIT_DELAY_MS: '1500' })
   const c = await daemonClient(t, h)
   await c.request('start', { specs: [spec] }, { timeout: 60000 })
@@ -128,7 +128,7 @@ test('scale down: removed instances stay listed until their processes exit; scal
 })
 
 test('resurrect during kill is refused, and nothing runs after kill said the daemon stopped', { timeout: 120000 }, async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const spec = await specFor(h, fixture('slow-exit.js'), { name: 'slow', killTimeout: 8000 }, { EXIT_DELAY_MS: '1500' })
   const c = await daemonClient(t, h)
   await c.request('start', { specs: [spec] }, { timeout: 60000 })
@@ -144,7 +144,7 @@ test('resurrect during kill is refused, and nothing runs after kill said the dae
 })
 
 test('crash recovery honours depends_on: the dependent starts once its dependency is ready; a finished job is not run again', { timeout: 120000 }, async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const { freePort } = require('../helpers/xpm')
   const dir = fs.mkdtempSync(path.join(h.home, 'apps-'))
   const events = path.join(dir, 'events.log')
@@ -166,6 +166,8 @@ require('node:http').get({ host: '127.0.0.1', port: Number(process.env.DB_PORT),
 ] }\n`)
   const started = await h.run(['start', path.join(dir, 'ecosystem.config.js')], { cwd: dir })
   assert.equal(started.code, 0, started.stdout + started.stderr)
+  // api is online once it runs; its request to db comes just after
+  await waitFor(() => fs.readFileSync(events, 'utf8').split('\n').length === 3, { timeout: 20000, message: 'api saw db' })
   assert.equal(fs.readFileSync(events, 'utf8'), 'migrate ran\napi saw db up\n')
   await crashDaemon(h)
   const list = await quiet(h)
@@ -175,7 +177,7 @@ require('node:http').get({ host: '127.0.0.1', port: Number(process.env.DB_PORT),
 })
 
 test('xpm update during a fork-mode reload brings the app back online', { timeout: 120000 }, async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const spec = await specFor(h, fixture('slow-exit.js'), { name: 'api', instances: 2, execMode: 'fork' }, { EXIT_DELAY_MS: '1500' })
   const c = await daemonClient(t, h)
   await c.request('start', { specs: [spec] }, { timeout: 60000 })
@@ -189,7 +191,7 @@ test('xpm update during a fork-mode reload brings the app back online', { timeou
 })
 
 test('save while a depends_on dependent waits saves it as wanted online', { timeout: 120000 }, async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const dir = fs.mkdtempSync(path.join(h.home, 'apps-'))
   const gate = path.join(dir, 'gate')
   // the dependency is ready only once the test opens the gate
@@ -208,7 +210,7 @@ test('save while a depends_on dependent waits saves it as wanted online', { time
 })
 
 test('a crash recovery that is still ending the old processes when xpm kill arrives starts nothing: nothing runs after kill', { timeout: 120000 }, async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const { homePids } = require('../helpers/procs')
   // the old copy of slow takes 3 s to exit, so the next daemon is still recovering when kill comes
   const slow = await h.run(['start', fixture('slow-exit.js'), '--name', 'slow', '--kill-timeout', '8000'], { env: { EXIT_DELAY_MS: '3000' } })

@@ -7,7 +7,7 @@ const path = require('node:path')
 const { createHome, waitFor, freePort, httpGet, fixture, isAlive } = require('../helpers/xpm')
 
 test('stop / start / restart / delete by name, by id and all', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const [p1, p2] = [await freePort(), await freePort()]
   assert.equal((await h.run(['start', fixture('echo-http.js'), '-i', '2', '--name', 'one'], { env: { PORT: String(p1) } })).code, 0)
   assert.equal((await h.run(['start', fixture('echo-http.js'), '--name', 'two'], { env: { PORT: String(p2) } })).code, 0)
@@ -46,7 +46,7 @@ test('stop / start / restart / delete by name, by id and all', async (t) => {
 })
 
 test('PM2 smart start: a running script is not started twice without -f; -f starts another copy; start of a name restarts what runs', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const script = fixture('idle.js')
   assert.equal((await h.run(['start', script, '--name', 'echo'])).code, 0)
   const again = await h.run(['start', script, '--name', 'echo'])
@@ -73,7 +73,7 @@ test('PM2 smart start: a running script is not started twice without -f; -f star
 })
 
 test('unknown app or id, missing script, unknown command or option: one line, non-zero exit, nothing changed', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const missing = await h.run(['start', './nope/server.js'])
   assert.equal(missing.code, 2)
   assert.equal(missing.stderr.trim().split('\n').length, 1)
@@ -94,7 +94,7 @@ test('unknown app or id, missing script, unknown command or option: one line, no
 })
 
 test('a crash loop reaches errored after max_restarts with growing delays; xpm start exits non-zero', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const res = await h.run(['start', fixture('crash-on-boot.js'), '--name', 'loop', '--max-restarts', '4', '--exp-backoff-restart-delay', '200ms'])
   assert.notEqual(res.code, 0)
   assert.match(res.stderr, /did not reach online/)
@@ -118,7 +118,7 @@ test('a crash loop reaches errored after max_restarts with growing delays; xpm s
 })
 
 test('an app that crashes after running a while is restarted each time; --no-autorestart leaves it stopped', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   assert.equal((await h.run(['start', fixture('crash-after-ms.js'), '--name', 'flaky', '--max-restarts', '3'], { env: { CRASH_AFTER_MS: '1200' } })).code, 0)
   await waitFor(async () => (await h.jlist())[0].restarts >= 2, { timeout: 15000, message: 'two restarts' })
   assert.notEqual((await h.jlist())[0].status, 'errored')
@@ -130,7 +130,7 @@ test('an app that crashes after running a while is restarted each time; --no-aut
 })
 
 test('an ES-module app runs in cluster mode and in fork mode; a "type": "module" package too', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const [p1, p2, p3] = [await freePort(), await freePort(), await freePort()]
   assert.equal((await h.run(['start', fixture('esm-http.mjs'), '-i', '2', '--name', 'esm-cluster'], { env: { PORT: String(p1) } })).code, 0)
   assert.equal((await h.run(['start', fixture('esm-http.mjs'), '--name', 'esm-fork'], { env: { PORT: String(p2) } })).code, 0)
@@ -141,7 +141,7 @@ test('an ES-module app runs in cluster mode and in fork mode; a "type": "module"
 })
 
 test('a non-Node program runs in fork mode, through --interpreter or as an executable', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const outA = path.join(h.home, 'a.pid')
   const outB = path.join(h.home, 'b.pid')
   assert.equal((await h.run(['start', fixture('heartbeat.sh'), '--name', 'exe'], { env: { OUT_FILE: outA } })).code, 0)
@@ -155,7 +155,7 @@ test('a non-Node program runs in fork mode, through --interpreter or as an execu
 })
 
 test('an app that fails on boot: xpm start exits 1 and shows the error it printed', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const res = await h.run(['start', fixture('missing-module.js'), '--name', 'broken', '--max-restarts', '1'])
   assert.equal(res.code, 1)
   assert.match(res.stderr, /Error: Cannot find module 'a-module-that-is-not-installed'/)
@@ -163,7 +163,7 @@ test('an app that fails on boot: xpm start exits 1 and shows the error it printe
 })
 
 test('PM2 app-config-update: `start <id> --name <new>` renames and restarts; `start <name> --node-args` restarts with them', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   assert.equal((await h.run(['start', fixture('idle.js'), '--name', 'echo'])).code, 0)
   const renamed = await h.run(['start', '0', '--name', 'new-name-2'])
   assert.equal(renamed.code, 0, renamed.stderr)
@@ -176,7 +176,7 @@ test('PM2 app-config-update: `start <id> --name <new>` renames and restarts; `st
 })
 
 test('PM2 cli/reload: a restart of a stopped app starts it without counting a restart; a restart of a running one counts one', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   assert.equal((await h.run(['start', fixture('idle.js'), '--name', 'd'])).code, 0)
   assert.equal((await h.run(['stop', 'd'])).code, 0)
   assert.equal((await h.run(['restart', 'd'])).code, 0)

@@ -18,7 +18,7 @@ function appCopy (h, name, as) {
 
 for (const mode of ['fork', 'cluster']) {
   test(`a failed ${mode}-mode reload shows the new code's stderr, names the process once, and says whether the old one still serves`, async (t) => {
-    const h = createHome(t)
+    const h = createHome(t, { inProcess: true })
     const port = await freePort()
     const script = appCopy(h, 'echo-http.js', 'app.js')
     const start = await h.run(['start', script, '--name', 'api', ...(mode === 'cluster' ? ['-i', '1'] : []), '--listen-timeout', '3s'], { env: { PORT: String(port) } })
@@ -40,7 +40,7 @@ for (const mode of ['fork', 'cluster']) {
 }
 
 test('Ctrl-C on `xpm logs` ends it quietly, exit 0: the user closed the stream, not the daemon', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   assert.equal((await h.run(['start', fixture('tick-lines.js'), '--name', 'ticker'])).code, 0)
   const child = spawn(process.execPath, [BIN, 'logs', 'ticker', '--lines', '1'], { env: h.env, stdio: ['ignore', 'pipe', 'pipe'] })
   t.after(() => { try { child.kill('SIGKILL') } catch {} })

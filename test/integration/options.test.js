@@ -8,7 +8,7 @@ const path = require('node:path')
 const { createHome, freePort, httpGet, fixture, waitFor, isAlive } = require('../helpers/xpm')
 
 test('args, cwd, node_args, exec_mode fork with instances, out_file/error_file, merge_logs false, log_date_format', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const p1 = await freePort()
   const dir = fs.mkdtempSync(path.join(h.home, 'app-'))
   const file = path.join(dir, 'ecosystem.config.js')
@@ -42,7 +42,7 @@ test('args, cwd, node_args, exec_mode fork with instances, out_file/error_file, 
 })
 
 test('stop lets an in-flight request finish (disconnect first); kill_timeout bounds an app that ignores SIGINT', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const port = await freePort()
   assert.equal((await h.run(['start', fixture('slow-response.js'), '-i', '1', '--name', 'slow', '--kill-timeout', '2s'], { env: { PORT: String(port), IGNORE_SIGINT: '1', SLOW_MS: '800' } })).code, 0)
   const [p] = await h.jlist()

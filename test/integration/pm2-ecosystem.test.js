@@ -38,7 +38,7 @@ function isFree (port) {
 const cmdline = (pid) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
 
 test('a PM2 ecosystem file: per-instance variables, namespaces, autostart, PATH scripts in cluster mode, command lines, pid files', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const base = await freePortRun(3)
   const nextPort = await freePort()
   const dir = fs.mkdtempSync(path.join(h.home, 'eco-'))
@@ -117,7 +117,7 @@ test('a PM2 ecosystem file: per-instance variables, namespaces, autostart, PATH 
 })
 
 test('a file with real typos: every problem listed, exit 2, nothing started', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const res = await h.run(['start', path.join(CORPUS, 'typo.config.js')])
   assert.equal(res.code, 2, res.stderr)
   const lines = res.stderr.trim().split('\n')
@@ -133,7 +133,7 @@ test('a file with real typos: every problem listed, exit 2, nothing started', as
 const { nobodySkipReason: uidSkipReason } = require('../helpers/nobody')
 
 test('uid and gid: the app runs as that user (when the daemon runs as root)', { skip: uidSkipReason() }, async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const dir = fs.mkdtempSync(path.join(h.home, 'eco-'))
   const file = path.join(dir, 'ecosystem.json')
   fs.writeFileSync(file, JSON.stringify({
@@ -163,7 +163,7 @@ test('xpm start worker.py runs it with Python, picked by its extension as PM2 do
   const python = inferInterpreter(path.join(CORPUS, 'worker.py')).interpreter
   const { spawnSync } = require('node:child_process')
   if (spawnSync(python, ['--version']).status !== 0) return t.skip(`no ${python} here`)
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const res = await h.run(['start', path.join(CORPUS, 'worker.py')])
   assert.equal(res.code, 0, res.stderr)
   const [proc] = await h.jlist()

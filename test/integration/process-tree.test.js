@@ -8,7 +8,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawn, spawnSync } = require('node:child_process')
+const { spawn } = require('node:child_process')
 const { createHome, waitFor, fixture, ROOT } = require('../helpers/xpm')
 const { running, childrenOf, describeProc } = require('../helpers/procs')
 
@@ -105,15 +105,7 @@ test('metrics off: fork and cluster apps exit once the daemon is killed with SIG
 })
 
 // PID 1 in a PID namespace of its own, as in a container: unshare (util-linux), as root.
-function canUnshare () {
-  if (process.platform !== 'linux') return 'needs Linux'
-  if (process.getuid?.() !== 0) return 'needs root for unshare --pid'
-  const probe = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true'], { stdio: 'ignore' })
-  if (probe.error) return `unshare is not available (${probe.error.code})`
-  if (probe.status !== 0) return `unshare --pid --fork --mount-proc fails here (exit ${probe.status})`
-  return false
-}
-const noUnshare = canUnshare()
+const noUnshare = require('../helpers/pid-namespace').pidNamespace().skip ?? false
 const hasExecve = typeof process.execve === 'function'
 
 function runtimeAsPid1 (t, h, args, cwd) {

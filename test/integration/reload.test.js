@@ -16,7 +16,7 @@ function appCopy (h, name, as = name) {
 }
 
 async function reloadUnderLoad (t, instances) {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const port = await freePort()
   const script = appCopy(h, 'echo-http.js')
   const start = await h.run(['start', script, '-i', String(instances), '--name', 'api'], { env: { PORT: String(port) } })
@@ -52,7 +52,7 @@ test('reload twice under load with -i 1: the port never closes, zero failed requ
 })
 
 test('an app that listens 1.5 s after boot reloads with zero failed requests', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const port = await freePort()
   assert.equal((await h.run(['start', fixture('slow-listen.js'), '-i', '1', '--name', 'slow'], { env: { PORT: String(port) } })).code, 0)
   await waitFor(async () => (await httpGet(port)).status === 200)
@@ -65,7 +65,7 @@ test('an app that listens 1.5 s after boot reloads with zero failed requests', a
 })
 
 test('wait_ready: the old worker is stopped only after the new one sent ready', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const port = await freePort()
   assert.equal((await h.run(['start', fixture('wait-ready.js'), '-i', '1', '--name', 'wr', '--wait-ready'], { env: { PORT: String(port), READY_DELAY_MS: '800' } })).code, 0)
   const res = await h.run(['reload', 'wr', '--json'])
@@ -85,7 +85,7 @@ test('wait_ready: the old worker is stopped only after the new one sent ready', 
 
 for (const [label, broken] of [['crashes on boot', 'crash-on-boot.js'], ['never becomes ready', 'never-ready.js']]) {
   test(`new code that ${label}: old workers keep serving, reload exits non-zero, app stays online`, async (t) => {
-    const h = createHome(t)
+    const h = createHome(t, { inProcess: true })
     const port = await freePort()
     const script = appCopy(h, 'echo-http.js', 'app.js')
     assert.equal((await h.run(['start', script, '-i', '2', '--name', 'api', '--listen-timeout', '2s'], { env: { PORT: String(port) } })).code, 0)
@@ -107,7 +107,7 @@ for (const [label, broken] of [['crashes on boot', 'crash-on-boot.js'], ['never 
 }
 
 test('after a reload, responses come from the new code on disk', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const port = await freePort()
   const script = appCopy(h, 'echo-http.js', 'app.js')
   assert.equal((await h.run(['start', script, '-i', '2', '--name', 'api'], { env: { PORT: String(port) } })).code, 0)
@@ -118,7 +118,7 @@ test('after a reload, responses come from the new code on disk', async (t) => {
 })
 
 test('--update-env gives the new workers the current environment; removed variables disappear', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const port = await freePort()
   assert.equal((await h.run(['start', fixture('echo-http.js'), '-i', '1', '--name', 'api'], { env: { PORT: String(port), OLD_ONLY: 'x', SHARED: 'one' } })).code, 0)
   assert.equal((await httpGet(port)).json.env.OLD_ONLY, 'x')
@@ -130,7 +130,7 @@ test('--update-env gives the new workers the current environment; removed variab
 })
 
 test('fork-mode apps: reload falls back to restart and says so', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const port = await freePort()
   assert.equal((await h.run(['start', fixture('echo-http.js'), '--name', 'forky'], { env: { PORT: String(port) } })).code, 0)
   const before = (await h.jlist())[0].pid
@@ -141,7 +141,7 @@ test('fork-mode apps: reload falls back to restart and says so', async (t) => {
 })
 
 test('the CLI killed in the middle of a reload: the reload still completes; two reloads never interleave', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const port = await freePort()
   assert.equal((await h.run(['start', fixture('slow-listen.js'), '-i', '2', '--name', 'slow'], { env: { PORT: String(port), LISTEN_DELAY_MS: '800' } })).code, 0)
   const before = (await h.jlist()).map((p) => p.pid)
@@ -162,7 +162,7 @@ test('the CLI killed in the middle of a reload: the reload still completes; two 
 })
 
 test('shutdown_with_message is honoured during reload, and the app\'s own message handler sees nothing but it', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const res = await h.run(['start', fixture('message-log.js'), '-i', '1', '--name', 'msg', '--shutdown-with-message', '--kill-timeout', '8s'])
   assert.equal(res.code, 0, res.stderr)
   const [before] = await h.jlist()

@@ -8,21 +8,13 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawn, spawnSync } = require('node:child_process')
+const { spawn } = require('node:child_process')
 const { createHome, waitFor, fixture, ROOT } = require('../helpers/xpm')
 const { childrenOf } = require('../helpers/procs')
 
 const RUNTIME = path.join(ROOT, 'bin', 'xpm-runtime')
 
-function canUnshare () {
-  if (process.platform !== 'linux') return 'needs Linux'
-  if (process.getuid?.() !== 0) return 'needs root for unshare --pid'
-  const probe = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true'], { stdio: 'ignore' })
-  if (probe.error) return `unshare is not available (${probe.error.code})`
-  if (probe.status !== 0) return `unshare --pid --fork --mount-proc fails here (exit ${probe.status})`
-  return false
-}
-const skip = canUnshare()
+const skip = require('../helpers/pid-namespace').pidNamespace().skip ?? false
 
 // bin/xpm-runtime executed directly (its shebang), with this test's Node (XPM_NODE).
 function runtimeAsPid1 (t, h, args, cwd) {

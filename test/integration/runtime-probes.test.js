@@ -8,7 +8,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawn, spawnSync } = require('node:child_process')
+const { spawn } = require('node:child_process')
 const { createHome, waitFor, freePort, httpGet, ROOT } = require('../helpers/xpm')
 const { childrenOf } = require('../helpers/procs')
 
@@ -36,15 +36,8 @@ process.on('SIGINT', stop)
 if (cluster.isWorker) cluster.worker.on('disconnect', stop)
 `
 
-// How this machine lets a test have a PID namespace: as root, or through a user namespace.
-function unshareArgs () {
-  for (const args of [['--pid', '--fork', '--mount-proc'], ['--user', '--map-root-user', '--pid', '--fork', '--mount-proc']]) {
-    const probe = spawnSync('unshare', [...args, 'true'], { encoding: 'utf8' })
-    if (!probe.error && probe.status === 0) return { args }
-  }
-  return { skip: 'unshare cannot create a PID namespace here (not root, user namespaces off, or no util-linux unshare)' }
-}
-const ns = unshareArgs()
+// A PID namespace as root, or through a user namespace.
+const ns = require('../helpers/pid-namespace').pidNamespace({ withUserNamespace: true })
 
 test('xpm-runtime in a PID namespace: /readyz fails until the apps are ready, passes, fails again after SIGTERM while they drain', { skip: ns.skip }, async (t) => {
   const h = createHome(t)

@@ -5,7 +5,8 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { cpuPercent, parseStat, parseVmRss, parsePs, createProcSampler, readStartTime, detectPageSize } = require('../../daemon/metrics/proc-sampler')
+const { cpuPercent, parseVmRss, parsePs, createProcSampler, detectPageSize } = require('../../daemon/metrics/proc-sampler')
+const { parseStat } = require('../../lib/shared/proc-stat')
 
 // Fields 14/15 (utime, stime) = 250/50 and 22 (starttime) = 98765; comm has a space and a ')'.
 const STAT = '4242 (my app) x) S 1 4242 4242 0 -1 4194560 1000 0 0 0 250 50 0 0 20 0 11 0 98765 1000000 5000 18446744073709551615'
@@ -23,8 +24,8 @@ test('cpuPercent guards against no elapsed time and a counter going backwards', 
   assert.equal(cpuPercent(200, 100, 1000), 0)
 })
 
-test('parseStat counts fields from the last parenthesis; rss (field 24) in pages', () => {
-  assert.deepEqual(parseStat(STAT), { ticks: 300, startTime: 98765, rssPages: 5000 })
+test('parseStat (lib/shared/proc-stat.js) counts fields from the last parenthesis; ticks, start time, rss (field 24) in pages', () => {
+  assert.deepEqual(parseStat(STAT), { state: 'S', ppid: 1, pgrp: 4242, startTime: '98765', ticks: 300, rssPages: 5000 })
   assert.equal(parseStat('garbage'), null)
 })
 
@@ -44,13 +45,11 @@ test('the Linux sampler reads one file per pid from a fake /proc, and null for a
   fs.mkdirSync(path.join(root, '4242'))
   fs.writeFileSync(path.join(root, '4242', 'stat'), STAT)
   const sampler = createProcSampler({ platform: 'linux', procRoot: root, pageSize: 4096 })
-  assert.deepEqual(await sampler.sample(4242), { ticks: 300, startTime: 98765, rss: 5000 * 4096 })
+  assert.deepEqual(await sampler.sample(4242), { ticks: 300, startTime: '98765', rss: 5000 * 4096 })
   // A stat line longer than the first read is read again in full.
   fs.writeFileSync(path.join(root, '4242', 'stat'), STAT.replace('(my app) x)', `(${'x'.repeat(2000)})`))
-  assert.deepEqual(await sampler.sample(4242), { ticks: 300, startTime: 98765, rss: 5000 * 4096 })
+  assert.deepEqual(await sampler.sample(4242), { ticks: 300, startTime: '98765', rss: 5000 * 4096 })
   assert.equal(await sampler.sample(4243), null)
-  assert.equal(await readStartTime(4242, { platform: 'linux', procRoot: root }), 98765)
-  assert.equal(await readStartTime(4243, { platform: 'linux', procRoot: root }), null)
 })
 
 test('the sampler of this platform reads this process; its RSS is what the OS reports', async () => {
@@ -62,14 +61,12 @@ test('the sampler of this platform reads this process; its RSS is what the OS re
     assert.ok(Math.abs(sample.rss - vmRss) < 4 * 1024 * 1024, `stat ${sample.rss} vs VmRSS ${vmRss}`)
   }
   assert.ok(sample.ticks !== undefined || sample.cpu !== undefined)
-  assert.notEqual(await readStartTime(process.pid), null)
 })
 
 test('the ps fallback reads this process', { skip: process.platform === 'win32' }, async () => {
   const sample = await createProcSampler({ platform: 'darwin' }).sample(process.pid)
   assert.ok(sample.rss > 10 * 1024 * 1024)
   assert.equal(typeof sample.cpu, 'number')
-  assert.equal(typeof await readStartTime(process.pid, { platform: 'darwin' }), 'string')
 })
 
 test('issue 27: the Linux sampler keeps each pid\'s stat file open and reads it again; a gone process reads as null and its file is closed; forget() closes it', async () => {

@@ -6,6 +6,8 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { renderUnit, startup, unstartup } = require('../../lib/cli/commands/startup')
+const { createIo } = require('../../lib/cli/io')
+const { capture } = require('../helpers/cli')
 
 test('renderUnit quotes paths with spaces and escapes systemd % specifiers', () => {
   const unit = renderUnit({ user: 'ann', home: '/home/ann', xpmHome: '/home/ann/my 100% apps', node: '/opt/node 20/bin/node', entry: '/srv/xpm/daemon/index.js' })
@@ -21,42 +23,36 @@ test('startup --install --user writes and enables a user unit; unstartup disable
   const saved = { HOME: process.env.HOME, XPM_HOME: process.env.XPM_HOME }
   process.env.HOME = home
   process.env.XPM_HOME = path.join(home, '.xpm')
-  const write = process.stdout.write
-  const printed = []
-  process.stdout.write = (s) => printed.push(String(s))
+  const stdout = capture()
+  const io = createIo({ stdout, stderr: capture() })
   t.after(() => {
-    process.stdout.write = write
     for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v
     fs.rmSync(home, { recursive: true, force: true })
   })
   const calls = []
   const run = (args) => calls.push(args.join(' '))
-  await startup({ args: [{ install: true, user: true }] }, { run })
+  await startup({ args: [{ install: true, user: true }], io }, { run })
   const file = path.join(home, '.config', 'systemd', 'user', 'xpm.service')
   assert.match(fs.readFileSync(file, 'utf8'), /^WantedBy=default\.target$/m)
   assert.deepEqual(calls, ['--user daemon-reload', '--user enable xpm.service'])
-  assert.match(printed.join(''), /enable-linger/)
-  await unstartup({ args: [{ user: true }] }, { run })
+  assert.match(stdout.text(), /enable-linger/)
+  await unstartup({ args: [{ user: true }], io }, { run })
   assert.equal(fs.existsSync(file), false)
   assert.deepEqual(calls.slice(2), ['--user disable xpm.service', '--user daemon-reload'])
 })
 
-test('PM2\'s startup flags: -u <user> --hp <home> (a system unit for that user), --service-name, --wait-ip', async (t) => {
-  const write = process.stdout.write
-  const printed = []
-  process.stdout.write = (s) => printed.push(String(s))
-  const errWrite = process.stderr.write
-  const said = []
-  process.stderr.write = (s) => said.push(String(s))
-  t.after(() => { process.stdout.write = write; process.stderr.write = errWrite })
-  await startup({ args: [{ user: 'www', hp: '/home/www', serviceName: 'web', waitIp: true }] }, { run: () => {} })
-  const unit = printed.join('')
+test('PM2\'s startup flags: -u <user> --hp <home> (a system unit for that user), --service-name, --wait-ip', async () => {
+  const stdout = capture()
+  const stderr = capture()
+  const io = createIo({ stdout, stderr })
+  await startup({ args: [{ user: 'www', hp: '/home/www', serviceName: 'web', waitIp: true }], io }, { run: () => {} })
+  const unit = stdout.text()
   assert.match(unit, /^User=www$/m)
   assert.match(unit, /^WorkingDirectory=\/home\/www$/m)
   assert.match(unit, /^Environment=XPM_HOME=\/home\/www\/\.xpm$/m)
   assert.match(unit, /^Wants=network-online\.target$/m)
   assert.match(unit, /^After=network\.target network-online\.target$/m)
-  assert.match(said.join(''), /\/etc\/systemd\/system\/web\.service/)
-  await assert.rejects(startup({ args: [{ serviceName: 'a b' }] }, { run: () => {} }), { code: 'XPM_ERR_BAD_ARGUMENT' })
-  await assert.rejects(startup({ args: [{ user: 'www', hp: 'rel' }] }, { run: () => {} }), { code: 'XPM_ERR_BAD_ARGUMENT' })
+  assert.match(stderr.text(), /\/etc\/systemd\/system\/web\.service/)
+  await assert.rejects(startup({ args: [{ serviceName: 'a b' }], io }, { run: () => {} }), { code: 'XPM_ERR_BAD_ARGUMENT' })
+  await assert.rejects(startup({ args: [{ user: 'www', hp: 'rel' }], io }, { run: () => {} }), { code: 'XPM_ERR_BAD_ARGUMENT' })
 })

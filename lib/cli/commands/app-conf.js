@@ -1,7 +1,6 @@
 'use strict'
 
 const { XpmError } = require('../../shared/errors')
-const { say, printJson } = require('../run')
 
 // PM2's app settings: `set <app>:<key> <value>`, `multiset "<app>:<k> <v> …"`, `unset <app>[:<key>]`,
 // `get [<app>[:<key>]]` (conf, config). Kept in XPM_HOME/module_conf.json (lib/shared/state/app-conf.js);
@@ -10,10 +9,9 @@ const { say, printJson } = require('../run')
 const LOGROTATE = 'pm2-logrotate'
 const LOGROTATE_TEXT = 'log rotation is built in; pm2-logrotate\'s settings are app options: log_max_size, log_max_files, log_interval, log_compress (docs/logs.md)'
 
-function home () {
-  const { homePaths } = require('../../shared/paths')
+function home (ctx) {
   const { ensureSafeHome } = require('../../shared/safe-fs')
-  const h = homePaths().home
+  const h = ctx.io.paths().home
   ensureSafeHome(h, { create: true })
   return h
 }
@@ -44,14 +42,14 @@ async function apply (ctx, pairs) {
     return { ...s, value: v }
   })
   if (parsed.every((p) => p.app === LOGROTATE)) {
-    say(`[xpm] set: ${LOGROTATE_TEXT}\n`)
+    ctx.io.say(`[xpm] set: ${LOGROTATE_TEXT}\n`)
     return 0
   }
-  const h = home()
+  const h = home(ctx)
   let conf = await store.readAppConf(h)
   for (const p of parsed) conf = store.setValue(conf, p.app, p.key, p.value)
   await store.writeAppConf(h, conf)
-  for (const p of parsed) say(`[xpm] ${p.app}:${p.key} = ${JSON.stringify(String(p.value))}\n`)
+  for (const p of parsed) ctx.io.say(`[xpm] ${p.app}:${p.key} = ${JSON.stringify(String(p.value))}\n`)
   for (const app of [...new Set(parsed.map((p) => p.app))]) await restartWith(ctx, app, store.appEnv(conf, app))
 }
 
@@ -63,14 +61,14 @@ async function restartWith (ctx, app, vars) {
     throw err
   })
   if (!rows.length) {
-    say(`[xpm] ${app} is not managed; it gets these values when it starts\n`)
+    ctx.io.say(`[xpm] ${app} is not managed; it gets these values when it starts\n`)
     return
   }
   const spec = { ...rows[0].spec, env: { ...rows[0].spec.env, ...vars } }
   const { longRequest } = require('../long-request')
   const result = await longRequest(client, 'restart', { target: app, specs: [spec] })
   if (result.failures?.length) throw new XpmError('XPM_ERR_START_FAILED', `${app} did not come back online after the restart: ${result.failures[0].message}`)
-  say(`[xpm] restarted ${app} with its settings\n`)
+  ctx.io.say(`[xpm] restarted ${app} with its settings\n`)
 }
 
 async function unset (ctx) {
@@ -79,25 +77,25 @@ async function unset (ctx) {
   const s = store.splitKey(key)
   store.checkKey(s, key)
   if (s.app === LOGROTATE) {
-    say(`[xpm] unset: ${LOGROTATE_TEXT}\n`)
+    ctx.io.say(`[xpm] unset: ${LOGROTATE_TEXT}\n`)
     return 0
   }
-  const h = home()
+  const h = home(ctx)
   const conf = await store.readAppConf(h)
   await store.writeAppConf(h, store.unsetValue(conf, s.app, s.key))
-  say(`[xpm] unset ${key} (the app keeps the values it runs with until its next restart)\n`)
+  ctx.io.say(`[xpm] unset ${key} (the app keeps the values it runs with until its next restart)\n`)
 }
 
 async function get (ctx) {
   const [key] = ctx.args
   const store = require('../../shared/state/app-conf')
-  const conf = await store.readAppConf(home())
-  if (key === undefined || key === 'all') return printJson(conf)
+  const conf = await store.readAppConf(home(ctx))
+  if (key === undefined || key === 'all') return ctx.io.printJson(conf)
   const s = store.splitKey(key)
-  if (s.key === null) return printJson(conf[s.app] ?? {})
+  if (s.key === null) return ctx.io.printJson(conf[s.app] ?? {})
   const value = conf[s.app]?.[s.key]
   if (value === undefined) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `no value for ${s.app}:${s.key} (xpm set ${s.app}:${s.key} <value>)`)
-  process.stdout.write(value + '\n')
+  ctx.io.stdout.write(value + '\n')
 }
 
 module.exports = { set, multiset, unset, get }

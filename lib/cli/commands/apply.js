@@ -1,7 +1,6 @@
 'use strict'
 
 const { XpmError } = require('../../shared/errors')
-const { printJson } = require('../run')
 
 // `xpm apply <file> [--dry-run] [--prune] [--env NAME] [--only a,b] [--json]`: make the daemon
 // run what the file says. The plan (lib/cli/apply/plan.js) is printed first, then carried out:
@@ -17,27 +16,27 @@ async function apply (ctx) {
   if (!isEcosystemFile(file)) {
     throw new XpmError('XPM_ERR_BAD_ARGUMENT', `xpm apply needs an ecosystem file (ecosystem.config.js, *.config.{js,cjs,mjs,ts}, .json), got "${file}"`)
   }
-  const env = { ...process.env }
-  const resolved = await resolveTargets({ target: file, cwd: process.cwd(), only: opts.only, envName: opts.env, env, withSpecs: true })
-  const all = opts.only ? await resolveTargets({ target: file, cwd: process.cwd(), env, envName: opts.env, withSpecs: false }) : resolved
-  if (!opts.json) for (const line of resolved.notices ?? []) process.stderr.write(`[xpm] notice: ${line}\n`)
+  const env = { ...ctx.io.env }
+  const resolved = await resolveTargets({ target: file, cwd: ctx.io.cwd(), only: opts.only, envName: opts.env, env, withSpecs: true })
+  const all = opts.only ? await resolveTargets({ target: file, cwd: ctx.io.cwd(), env, envName: opts.env, withSpecs: false }) : resolved
+  if (!opts.json) for (const line of resolved.notices ?? []) ctx.io.stderr.write(`[xpm] notice: ${line}\n`)
   const client = await connect(ctx, { dryRun: opts.dryRun })
   const running = client ? await runningApps(client) : []
   const { planApply, deleteOrder } = require('../apply/plan')
   const plan = planApply({ desired: resolved.specs, fileNames: all.names, running, prune: opts.prune === true, cliEnv: env })
 
-  if (opts.json && opts.dryRun) printJson({ file: resolved.file, dryRun: true, ...plan })
-  else if (!opts.json) process.stdout.write(renderPlan(resolved.file, plan, { dryRun: opts.dryRun }))
+  if (opts.json && opts.dryRun) ctx.io.printJson({ file: resolved.file, dryRun: true, ...plan })
+  else if (!opts.json) ctx.io.stdout.write(renderPlan(resolved.file, plan, { dryRun: opts.dryRun, ...ctx.io.tableOptions() }))
   if (opts.dryRun) return plan.changes ? DRY_RUN_CHANGES : 0
   if (!plan.changes) {
-    if (opts.json) printJson({ file: resolved.file, ...plan, results: [] })
+    if (opts.json) ctx.io.printJson({ file: resolved.file, ...plan, results: [] })
     return 0
   }
 
   const specOf = (name) => resolved.specs.find((s) => s.name === name)
   const of = (kind) => plan.actions.filter((a) => a.action === kind)
   const { longRequest, progressPrinter, printStillWorking, StillWorking } = require('../long-request')
-  const onProgress = progressPrinter({ json: opts.json })
+  const onProgress = progressPrinter({ json: opts.json, stream: ctx.io.stdout })
   const results = []
   const failures = []
   const note = (action, name, result, failure = null) => {
@@ -55,7 +54,7 @@ async function apply (ctx) {
     client.on('event', ({ event, data }) => {
       if (event !== 'reload.step' || opts.json) return
       const line = describeStep(data)
-      if (line) process.stdout.write(line + '\n')
+      if (line) ctx.io.stdout.write(line + '\n')
     })
     const tasks = []
     const starts = of('start').map((a) => specOf(a.name))
@@ -75,14 +74,14 @@ async function apply (ctx) {
     await Promise.all(tasks)
   } catch (err) {
     if (!(err instanceof StillWorking)) throw err
-    printStillWorking(plan.actions.filter((a) => a.action !== 'unchanged' && a.action !== 'keep').map((a) => a.name), err)
+    printStillWorking(plan.actions.filter((a) => a.action !== 'unchanged' && a.action !== 'keep').map((a) => a.name), err, ctx.io.stderr)
     return
   }
-  if (opts.json) printJson({ file: resolved.file, ...plan, results, failures })
+  if (opts.json) ctx.io.printJson({ file: resolved.file, ...plan, results, failures })
   else {
-    process.stdout.write(`[xpm] applied ${resolved.file}${failures.length ? ` with ${failures.length} failure${failures.length === 1 ? '' : 's'}` : ''}\n`)
+    ctx.io.stdout.write(`[xpm] applied ${resolved.file}${failures.length ? ` with ${failures.length} failure${failures.length === 1 ? '' : 's'}` : ''}\n`)
     const { renderList } = require('../render-list')
-    process.stdout.write(renderList(await client.request('list')))
+    ctx.io.stdout.write(renderList(await client.request('list'), ctx.io.tableOptions()))
   }
   if (failures.length) {
     const [first] = failures
@@ -95,7 +94,7 @@ async function apply (ctx) {
 async function connect (ctx, { dryRun }) {
   if (!dryRun) return ctx.connect()
   try {
-    ctx.client = await require('../client').connect({ autoStart: false })
+    ctx.client = await ctx.io.connect({ autoStart: false })
     return ctx.client
   } catch (err) {
     if (err.code === 'XPM_ERR_DAEMON_UNREACHABLE') return null

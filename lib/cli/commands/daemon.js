@@ -1,25 +1,24 @@
 'use strict'
 
-const { homePaths } = require('../../shared/paths')
 const { waitPidGone } = require('../../shared/pid')
 const { XpmError } = require('../../shared/errors')
 
 async function ping (ctx) {
   const client = await ctx.connect()
   const res = await client.request('ping')
-  process.stdout.write(`pong (daemon pid ${res.pid}, version ${res.version})\n`)
+  ctx.io.stdout.write(`pong (daemon pid ${res.pid}, version ${res.version})\n`)
 }
 
 // Stops every app gracefully, then the daemon, and ends whatever still carries the home's tree
 // tag. With a daemon that does not answer (crashed, stopped, its loop blocked) the apps are
 // ended all the same: lib/cli/kill-home.js. Exits non-zero only when something is still running.
 async function kill (ctx, { socketTimeout = 2000 } = {}) {
-  const paths = homePaths()
+  const paths = ctx.io.paths()
   require('../../shared/safe-fs').ensureSafeHome(paths.home, { create: false })
   const answered = await killOverSocket(paths, socketTimeout)
   const { killHome } = require('../kill-home')
   const res = await killHome(paths, answered ? { findDaemon: async () => (answered.exited ? null : answered.pid) } : {})
-  const out = (line) => process.stdout.write(`[xpm] ${line}\n`)
+  const out = (line) => ctx.io.stdout.write(`[xpm] ${line}\n`)
   const list = (pids) => pids.slice(0, 20).join(', ') + (pids.length > 20 ? ', …' : '')
   if (answered?.exited) out(`daemon (pid ${answered.pid}) stopped`)
   else if (res.daemon) {
@@ -76,17 +75,17 @@ async function report (ctx) {
     ['xpm (daemon)', `${res.version}, pid ${res.pid}, up ${formatUptime(res.uptime)}`],
     ['node', `${process.version} (${process.execPath})`],
     ['platform', `${process.platform} ${process.arch}`],
-    ['XPM_HOME', homePaths().home],
+    ['XPM_HOME', ctx.io.paths().home],
     ['apps', `${new Set(rows.map((p) => p.name)).size}, processes ${rows.length}${Object.keys(counts).length ? ` (${Object.entries(counts).map(([s, n]) => `${n} ${s}`).join(', ')})` : ''}`],
-    ['daemon log', homePaths().daemonLog]
+    ['daemon log', ctx.io.paths().daemonLog]
   ]
   const width = Math.max(...lines.map(([k]) => k.length))
-  process.stdout.write(lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') + '\n')
-  process.stdout.write(renderList(rows))
+  ctx.io.stdout.write(lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') + '\n')
+  ctx.io.stdout.write(renderList(rows, ctx.io.tableOptions()))
 }
 
-async function examples () {
-  process.stdout.write(`  xpm start app.js -i max --name api        # one worker per CPU, cluster mode
+async function examples (ctx) {
+  ctx.io.stdout.write(`  xpm start app.js -i max --name api        # one worker per CPU, cluster mode
   xpm start a.js b.js c.js                  # three apps
   xpm start ecosystem.config.js --env production
   cat apps.json | xpm start -               # apps as JSON on standard input

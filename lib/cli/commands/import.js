@@ -3,7 +3,6 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { XpmError } = require('../../shared/errors')
-const { printJson } = require('../run')
 
 // `xpm import [dump]`: the apps PM2 saved (`pm2 save` → $PM2_HOME/dump.pm2) start under xpm with
 // the same names, instance counts, environment, log paths and states, and an equivalent
@@ -14,14 +13,13 @@ async function importPm2 (ctx) {
   const [given, opts] = ctx.args
   const { pm2Home, readDump, fromDump } = require('../import/pm2-dump')
   const { ecosystemText } = require('../import/write-ecosystem')
-  const { homePaths } = require('../../shared/paths')
-  const home = pm2Home(process.env)
+  const home = pm2Home(ctx.io.env)
   const dumpFile = path.resolve(given ?? path.join(home, 'dump.pm2'))
   const pm2Homes = [...new Set([home, path.dirname(dumpFile)])]
-  if (pm2Homes.includes(homePaths().home)) {
-    throw new XpmError('XPM_ERR_BAD_ARGUMENT', `xpm's own folder would be PM2's (${homePaths().home}): set XPM_HOME to another folder (the default is ~/.xpm) so xpm never writes into PM2's`)
+  if (pm2Homes.includes(ctx.io.paths().home)) {
+    throw new XpmError('XPM_ERR_BAD_ARGUMENT', `xpm's own folder would be PM2's (${ctx.io.paths().home}): set XPM_HOME to another folder (the default is ~/.xpm) so xpm never writes into PM2's`)
   }
-  const { apps, notes, processes } = fromDump(readDump(dumpFile), { homes: pm2Homes, env: process.env })
+  const { apps, notes, processes } = fromDump(readDump(dumpFile), { homes: pm2Homes, env: ctx.io.env })
   if (!apps.length) throw new XpmError('XPM_ERR_IMPORT_SOURCE', `the PM2 dump ${dumpFile} holds no apps to import${notes.length ? ` (${notes.map((n) => `${n.app}: ${n.what}`).join('; ')})` : ''}`, { details: { file: dumpFile } })
 
   const out = path.resolve(opts.out ?? 'ecosystem.config.js')
@@ -33,12 +31,12 @@ async function importPm2 (ctx) {
     ...(notes.length ? ['', 'Not carried over as in PM2:', ...notes.map((n) => `  ${n.app}: ${n.what}`)] : [])
   ]
   const text = ecosystemText(kept, { header }) + droppedText(dropped)
-  const log = (line) => { if (!opts.json) process.stderr.write(`[xpm] ${line}\n`) }
+  const log = (line) => { if (!opts.json) ctx.io.stderr.write(`[xpm] ${line}\n`) }
   log(`read ${apps.length} app${apps.length === 1 ? '' : 's'} (${processes} process${processes === 1 ? '' : 'es'}) from ${dumpFile}`)
   for (const n of notes) log(`${n.app}: ${n.what}`)
 
   if (opts.dryRun) {
-    process.stdout.write(text)
+    ctx.io.stdout.write(text)
     return
   }
   try {
@@ -51,24 +49,24 @@ async function importPm2 (ctx) {
   }
   log(`wrote ${out}`)
   if (opts.start === false || !kept.length) {
-    if (opts.json) printJson({ file: out, notes, started: [] })
+    if (opts.json) ctx.io.printJson({ file: out, notes, started: [] })
     return finish(log)
   }
   const { resolveStart } = require('../../shared/config')
-  const resolved = await resolveStart({ target: out, cwd: process.cwd(), env: process.env })
+  const resolved = await resolveStart({ target: out, cwd: ctx.io.cwd(), env: ctx.io.env })
   for (const line of resolved.notices ?? []) log(`notice: ${line}`)
   const client = await ctx.connect()
   const { longRequest, progressPrinter } = require('../long-request')
-  const results = await longRequest(client, 'start', { specs: resolved.specs }, { onProgress: progressPrinter({ json: opts.json }) })
+  const results = await longRequest(client, 'start', { specs: resolved.specs }, { onProgress: progressPrinter({ json: opts.json, stream: ctx.io.stdout }) })
   const failures = []
   for (const r of results) {
     if (r.action !== 'started') log(`${r.name}: ${r.action}`)
     failures.push(...(r.failures || []).map((f) => ({ ...f, name: r.name })))
   }
-  if (opts.json) printJson({ file: out, notes, started: results })
+  if (opts.json) ctx.io.printJson({ file: out, notes, started: results })
   else {
     const { renderList } = require('../render-list')
-    process.stdout.write(renderList(await client.request('list')))
+    ctx.io.stdout.write(renderList(await client.request('list'), ctx.io.tableOptions()))
   }
   finish(log)
   if (failures.length) {

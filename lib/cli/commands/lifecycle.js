@@ -1,7 +1,6 @@
 'use strict'
 
 const { XpmError } = require('../../shared/errors')
-const { printJson, say, showList, output } = require('../run')
 
 // stop | restart | reload | delete | startOrRestart | startOrReload | startOrGracefulReload.
 // Targets: app names, process ids, namespaces, scripts, `all`, regular expressions (/^api-/) and
@@ -11,14 +10,14 @@ const { printJson, say, showList, output } = require('../run')
 
 // Ecosystem files among the targets give their apps (and specs); the others go to the daemon
 // as typed (regexes expanded, paths made absolute: lib/cli/targets.js).
-async function split (targets, opts, { withSpecs }) {
+async function split (targets, opts, { withSpecs, io }) {
   const { resolveTargets, isEcosystemFile } = require('../../shared/config')
   const files = []
   const others = []
   for (const t of targets) {
     // `-`: apps as JSON on standard input, as PM2 (`cat apps.json | xpm delete -`)
-    if (t === '-') files.push(await require('../stdin-apps').stdinTarget({ envName: opts.env, withSpecs }))
-    else if (isEcosystemFile(t)) files.push(await resolveTargets({ target: t, cwd: process.cwd(), only: opts.only, envName: opts.env, env: process.env, withSpecs }))
+    if (t === '-') files.push(await require('../stdin-apps').stdinTarget({ envName: opts.env, withSpecs, cwd: io.cwd(), env: io.env, stdin: io.stdin }))
+    else if (isEcosystemFile(t)) files.push(await resolveTargets({ target: t, cwd: io.cwd(), only: opts.only, envName: opts.env, env: io.env, withSpecs }))
     else others.push(t)
   }
   // --only and --env need a file: refused before anything is done
@@ -37,26 +36,27 @@ async function appStatus (client) {
   return status
 }
 
-function progress (opts) {
+function progress (opts, io) {
   const { progressPrinter } = require('../long-request')
-  return progressPrinter({ json: opts.json || output.silent })
+  return progressPrinter({ json: opts.json || io.output.silent, stream: io.stdout })
 }
 
 // Runs the long requests; false when the CLI stopped waiting (the daemon keeps working).
-async function waitFor (jobs, names) {
+async function waitFor (jobs, names, io) {
   const { printStillWorking, StillWorking } = require('../long-request')
   try {
     return await Promise.all(jobs)
   } catch (err) {
     if (!(err instanceof StillWorking)) throw err
-    printStillWorking(names, err)
+    printStillWorking(names, err, io.stderr)
     return false
   }
 }
 
 async function stopOrDelete (method, ctx) {
   const [targets, opts] = ctx.args
-  const { files, others } = await split(targets, opts, { withSpecs: false })
+  const { say, printJson, showList } = ctx.io
+  const { files, others } = await split(targets, opts, { withSpecs: false, io: ctx.io })
   const client = await ctx.connect()
   const { expandTargets, wire } = require('../targets')
   const { longRequest } = require('../long-request')
@@ -74,7 +74,7 @@ async function stopOrDelete (method, ctx) {
   }
   names.push(...await expandTargets(client, others))
   const target = unique(names)
-  const done = await waitFor([longRequest(client, method, { target: wire(target) }, { onProgress: progress(opts) })], target)
+  const done = await waitFor([longRequest(client, method, { target: wire(target) }, { onProgress: progress(opts, ctx.io) })], target, ctx.io)
   if (!done) return
   const [result] = done
   if (opts.json) return printJson(result)
@@ -83,106 +83,129 @@ async function stopOrDelete (method, ctx) {
 }
 
 // restart and reload; from an ecosystem file they also start the apps of the file the daemon
-// does not run (PM2's startOrRestart / startOrReload, the usual deploy command).
+// does not run (PM2's startOrRestart / startOrReload, the usual deploy command). The daemon
+// decides which, from its own registry, in one request (daemon/commands/start-or-restart.js).
 async function restartOrReload (method, ctx, { filesOnly = null } = {}) {
   const [targets, opts] = ctx.args
-  const { isEcosystemFile } = require('../../shared/config')
-  if (filesOnly) {
-    const bad = targets.find((t) => !isEcosystemFile(t))
-    if (bad !== undefined) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `${filesOnly} takes ecosystem files (ecosystem.config.js, *.config.js, *.json), got "${bad}"; use \`xpm ${method} ${bad}\` for an app`)
-  }
+  const { io } = ctx
+  if (filesOnly) refuseNonFiles(targets, method, filesOnly)
   const { changesOf, applyChanges } = require('../spec-changes')
   const changes = changesOf(opts)
   const rename = changes?.name
   if (changes) delete changes.name
-  const { files, others } = await split(targets, opts, { withSpecs: true })
+  const { files, others } = await split(targets, opts, { withSpecs: true, io })
   if (rename !== undefined && (files.length || others.length !== 1)) {
     throw new XpmError('XPM_ERR_BAD_ARGUMENT', '--name renames one app: give its name or id alone (the name of an app in an ecosystem file is its `name`)')
   }
   const client = await ctx.connect()
-  const { expandTargets, wire } = require('../targets')
-  const onProgress = progress(opts)
+  const { expandTargets } = require('../targets')
+  const onProgress = progress(opts, io)
   const expanded = await expandTargets(client, others)
-  if (rename !== undefined) return renameApp(client, method, expanded, rename, changes, opts, onProgress)
+  if (rename !== undefined) return renameApp(client, method, expanded, rename, changes, opts, onProgress, io)
 
-  // Which apps of the files run already: those are restarted or reloaded with the file's spec,
-  // the others started with it.
-  const status = files.length ? await appStatus(client) : null
-  const toStart = []
+  const fileSpecs = files.flatMap((f) => f.specs).map((s) => (changes ? applyChanges(s, changes) : s))
+  const targetSpecs = await specsOfTargets(client, expanded, { changes, opts, io, skip: new Set(fileSpecs.map((s) => s.name)) })
+  if (method === 'reload') printReloadSteps(client, opts, io)
+  const reply = await send(client, method, { fileSpecs, expanded, targetSpecs, onProgress, io })
+  if (reply) await report(client, method, reply, { files, targets, opts, io })
+}
+
+function refuseNonFiles (targets, method, filesOnly) {
+  const { isEcosystemFile } = require('../../shared/config')
+  const bad = targets.find((t) => !isEcosystemFile(t))
+  if (bad !== undefined) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `${filesOnly} takes ecosystem files (ecosystem.config.js, *.config.js, *.json), got "${bad}"; use \`xpm ${method} ${bad}\` for an app`)
+}
+
+// Restart's options and --update-env on apps named on the command line: their current specs,
+// changed (an app of a file in the same command takes the file's spec instead).
+async function specsOfTargets (client, expanded, { changes, opts, io, skip }) {
+  if (!expanded.length || !(changes || opts.updateEnv)) return []
+  const { wire } = require('../targets')
+  const { applyChanges } = require('../spec-changes')
   const specs = []
-  const known = []
-  for (const spec of files.flatMap((f) => f.specs)) {
+  const seen = new Set(skip)
+  for (const { spec } of await client.request('show', { target: wire(expanded), fields: ['name', 'spec'] })) {
+    if (seen.has(spec.name)) continue
+    seen.add(spec.name)
     const s = changes ? applyChanges(spec, changes) : spec
-    if (!status.has(s.name) || (method === 'reload' && !status.get(s.name))) toStart.push(s)
+    specs.push(opts.updateEnv ? { ...s, env: { ...io.env } } : s)
+  }
+  return specs
+}
+
+function printReloadSteps (client, opts, io) {
+  client.on('event', ({ event, data }) => {
+    if (event !== 'reload.step') return
+    if (opts.json) io.stdout.write(JSON.stringify(data) + '\n')
     else {
-      specs.push(s)
-      known.push(s.name)
+      const line = describeStep(data)
+      if (line) io.say(line + '\n')
     }
-  }
-  if (expanded.length && (changes || opts.updateEnv)) {
-    const seen = new Set(known)
-    for (const { spec } of await client.request('show', { target: wire(expanded), fields: ['name', 'spec'] })) {
-      if (seen.has(spec.name)) continue
-      seen.add(spec.name)
-      const s = changes ? applyChanges(spec, changes) : spec
-      specs.push(opts.updateEnv ? { ...s, env: { ...process.env } } : s)
+  })
+}
+
+// One request: startOrRestart with files, restart or reload of the named apps without.
+// null when the CLI stopped waiting (the daemon keeps working).
+async function send (client, method, { fileSpecs, expanded, targetSpecs, onProgress, io }) {
+  const { longRequest, StillWorking } = require('../long-request')
+  const { wire } = require('../targets')
+  const none = { started: [], startedNames: [], target: expanded, restarted: null, reloadError: null }
+  try {
+    if (fileSpecs.length) {
+      const params = { mode: method, specs: fileSpecs, ...(expanded.length ? { target: wire(expanded) } : {}), ...(targetSpecs.length ? { targetSpecs } : {}) }
+      return await longRequest(client, 'startOrRestart', params, { onProgress })
     }
+    if (!expanded.length) return none
+    if (method === 'restart') {
+      return { ...none, restarted: await longRequest(client, 'restart', { target: wire(expanded), ...(targetSpecs.length ? { specs: targetSpecs } : {}) }, { onProgress }) }
+    }
+    const reloadError = await client.request('reload', { target: wire(expanded), specs: targetSpecs.length ? targetSpecs : null }, { timeout: 10 * 60 * 1000 })
+      .then(() => null, (err) => err)
+    return { ...none, reloadError }
+  } catch (err) {
+    if (!(err instanceof StillWorking)) throw err
+    const { printStillWorking } = require('../long-request')
+    printStillWorking([...fileSpecs.map((s) => s.name), ...expanded], err, io.stderr)
+    return null
   }
-  const target = unique([...known, ...expanded])
-  const { longRequest } = require('../long-request')
-  const jobs = []
-  if (toStart.length) jobs.push(longRequest(client, 'start', { specs: toStart }, { onProgress }))
-  else jobs.push(null)
-  let reloadFailure = null
-  if (target.length && method === 'restart') {
-    jobs.push(longRequest(client, 'restart', { target: wire(target), ...(specs.length ? { specs } : {}) }, { onProgress }))
-  } else if (target.length) {
-    client.on('event', ({ event, data }) => {
-      if (event !== 'reload.step') return
-      if (opts.json) process.stdout.write(JSON.stringify(data) + '\n')
-      else {
-        const line = describeStep(data)
-        if (line) say(line + '\n')
-      }
-    })
-    jobs.push(client.request('reload', { target: wire(target), specs: specs.length ? specs : null }, { timeout: 10 * 60 * 1000 })
-      .catch((err) => { reloadFailure = err; return null }))
-  }
-  const done = await waitFor(jobs, [...toStart.map((s) => s.name), ...target])
-  if (!done) return
-  const [started, changed] = done
+}
+
+async function report (client, method, reply, { files, targets, opts, io }) {
+  const { say, printJson, showList } = io
   const failures = []
   const finished = []
-  for (const r of started || []) {
+  for (const r of reply.started) {
     if (r.action !== 'started') say(`[xpm] ${r.name}: ${r.action}\n`)
     failures.push(...(r.failures || []).map((f) => ({ ...f, name: r.name })))
     finished.push(...(r.finished || []))
   }
-  if (method === 'restart' && changed) {
-    failures.push(...changed.failures)
-    finished.push(...(changed.finished || []))
+  if (method === 'restart' && reply.restarted) {
+    failures.push(...reply.restarted.failures)
+    finished.push(...(reply.restarted.finished || []))
   }
-  if (opts.json && method === 'restart') printJson({ started: started || [], restarted: changed })
+  if (opts.json && method === 'restart') printJson({ started: reply.started, restarted: reply.restarted ?? undefined })
   if (!opts.json) {
-    if (toStart.length) say(`[xpm] started ${toStart.map((s) => s.name).join(', ')}\n`)
-    if (target.length && method === 'restart') say(`[xpm] restarted ${(files.length ? target : targets).join(', ')}\n`)
+    if (reply.startedNames.length) say(`[xpm] started ${reply.startedNames.join(', ')}\n`)
+    if (reply.target.length && method === 'restart') say(`[xpm] restarted ${(files.length ? reply.target : targets).join(', ')}\n`)
     if (finished.length) say(`[xpm] finished with exit code 0: id ${finished.join(', ')}\n`)
     await showList(client)
   }
-  if (reloadFailure) {
+  if (reply.reloadError) {
+    const reloadFailure = reply.reloadError instanceof XpmError ? reply.reloadError : XpmError.from(reply.reloadError)
     // the failed process's last stderr lines, as a failed start shows them
     const failed = (Array.isArray(reloadFailure.details) ? reloadFailure.details : []).find((r) => r?.failed?.stderr?.length)?.failed
-    if (failed) process.stderr.write(`[xpm] last lines of ${failed.label}${failed.pid ? ` (pid ${failed.pid})` : ''} on stderr:\n${failed.stderr.map((l) => '  ' + l).join('\n')}\n`)
+    if (failed) io.stderr.write(`[xpm] last lines of ${failed.label}${failed.pid ? ` (pid ${failed.pid})` : ''} on stderr:\n${failed.stderr.map((l) => '  ' + l).join('\n')}\n`)
     throw reloadFailure
   }
   if (failures.length) {
-    await require('../retrying').sayRetrying(client, failures)
-    throw startFailed(failures)
+    await require('../retrying').sayRetrying(client, failures, io.stderr)
+    throw startFailed(failures, io.stderr)
   }
 }
 
 // `restart <app> --name <new>` (and reload, which cannot keep processes under the old name).
-async function renameApp (client, method, expanded, newName, changes, opts, onProgress) {
+async function renameApp (client, method, expanded, newName, changes, opts, onProgress, io) {
+  const { say, printJson, showList } = io
   const { wire } = require('../targets')
   const { applyChanges } = require('../spec-changes')
   const { longRequest } = require('../long-request')
@@ -190,9 +213,9 @@ async function renameApp (client, method, expanded, newName, changes, opts, onPr
   const apps = unique(shown.map((p) => p.name))
   if (apps.length !== 1) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--name renames one app; ${expanded.join(', ')} names ${apps.length} (${apps.join(', ')})`)
   let spec = { ...applyChanges(shown[0].spec, changes || {}), name: newName }
-  if (opts.updateEnv) spec = { ...spec, env: { ...process.env } }
+  if (opts.updateEnv) spec = { ...spec, env: { ...io.env } }
   if (method === 'reload') say('[xpm] renaming restarts the app: its processes cannot keep serving under the old name\n')
-  const done = await waitFor([longRequest(client, 'restart', { target: wire(expanded), specs: [spec], rename: newName }, { onProgress })], expanded)
+  const done = await waitFor([longRequest(client, 'restart', { target: wire(expanded), specs: [spec], rename: newName }, { onProgress })], expanded, io)
   if (!done) return
   const [result] = done
   if (opts.json) printJson(result)
@@ -200,12 +223,12 @@ async function renameApp (client, method, expanded, newName, changes, opts, onPr
     say(`[xpm] renamed ${result.renamedFrom} to ${result.name} and restarted it (ids ${result.ids.join(', ')})\n`)
     await showList(client)
   }
-  if (result.failures.length) throw startFailed(result.failures.map((f) => ({ ...f, name: result.name })))
+  if (result.failures.length) throw startFailed(result.failures.map((f) => ({ ...f, name: result.name })), io.stderr)
 }
 
-function startFailed (failures) {
+function startFailed (failures, stderr = process.stderr) {
   const first = failures[0]
-  if (first.stderr?.length) process.stderr.write(`[xpm] last lines of ${first.name ?? ''}[${first.instance}] on stderr:\n${first.stderr.map((l) => '  ' + l).join('\n')}\n`)
+  if (first.stderr?.length) stderr.write(`[xpm] last lines of ${first.name ?? ''}[${first.instance}] on stderr:\n${first.stderr.map((l) => '  ' + l).join('\n')}\n`)
   return new XpmError(first.code === 'XPM_ERR_CANCELLED' ? 'XPM_ERR_CANCELLED' : 'XPM_ERR_START_FAILED',
     `${failures.length} process(es) did not come back online: ${first.message}`, { details: failures })
 }

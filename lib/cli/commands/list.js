@@ -1,31 +1,29 @@
 'use strict'
 
-const { printJson, output } = require('../run')
-
 // The table and `show` ask the daemon for the fields they print only; --json and jlist get all.
 async function list (ctx) {
   const [opts = {}] = ctx.args
   const { sortRows, parseSort } = require('../render-list')
   if (opts.sort) parseSort(opts.sort) // a bad field is refused before the daemon is reached
   const client = await ctx.connect()
-  if (opts.json) return printJson(sortRows(await client.request('list'), opts.sort))
+  if (opts.json) return ctx.io.printJson(sortRows(await client.request('list'), opts.sort))
   const { renderList, renderMiniList, LIST_FIELDS } = require('../render-list')
   const rows = sortRows(await client.request('list', { fields: LIST_FIELDS }), opts.sort)
-  process.stdout.write(opts.miniList || output.mini ? renderMiniList(rows) : renderList(rows))
+  ctx.io.stdout.write(opts.miniList || ctx.io.output.mini ? renderMiniList(rows) : renderList(rows, ctx.io.tableOptions()))
 }
 
 // xpm's shape on one line; --pm2: PM2's shape (lib/cli/render-pm2.js).
 async function jlist (ctx) {
   const [opts = {}] = ctx.args
   const client = await ctx.connect()
-  process.stdout.write(JSON.stringify(await rows(client, opts)) + '\n')
+  ctx.io.stdout.write(JSON.stringify(await rows(client, opts)) + '\n')
 }
 
 // `prettylist`: the same, indented.
 async function prettylist (ctx) {
   const [opts = {}] = ctx.args
   const client = await ctx.connect()
-  printJson(await rows(client, opts))
+  ctx.io.printJson(await rows(client, opts))
 }
 
 async function rows (client, opts) {
@@ -39,9 +37,9 @@ async function show (ctx) {
   const client = await ctx.connect()
   const { expandTargets, wire } = require('../targets')
   const target = wire(await expandTargets(client, targets))
-  if (opts.json) return printJson(await client.request('show', { target }))
+  if (opts.json) return ctx.io.printJson(await client.request('show', { target }))
   const { renderShow, SHOW_FIELDS } = require('../render-show')
-  process.stdout.write(renderShow(await client.request('show', { target, fields: SHOW_FIELDS })))
+  ctx.io.stdout.write(renderShow(await client.request('show', { target, fields: SHOW_FIELDS }), ctx.io.tableOptions()))
 }
 
 // `xpm env <id>`: the environment the process gets, one `NAME: value` line each, as PM2 prints it.
@@ -50,10 +48,10 @@ async function env (ctx) {
   const client = await ctx.connect()
   const { expandTargets, wire } = require('../targets')
   const shown = await client.request('show', { target: wire(await expandTargets(client, [target])), fields: ['id', 'name', 'instance', 'env'] })
-  if (opts.json) return printJson(shown.length === 1 ? shown[0].env : shown.map((p) => ({ id: p.id, name: p.name, env: p.env })))
+  if (opts.json) return ctx.io.printJson(shown.length === 1 ? shown[0].env : shown.map((p) => ({ id: p.id, name: p.name, env: p.env })))
   for (const p of shown) {
-    if (shown.length > 1) process.stdout.write(`# ${p.name} (id ${p.id})\n`)
-    for (const [k, v] of Object.entries(p.env || {})) process.stdout.write(`${k}: ${v}\n`)
+    if (shown.length > 1) ctx.io.stdout.write(`# ${p.name} (id ${p.id})\n`)
+    for (const [k, v] of Object.entries(p.env || {})) ctx.io.stdout.write(`${k}: ${v}\n`)
   }
 }
 
@@ -62,7 +60,7 @@ async function id (ctx) {
   const [name] = ctx.args
   const client = await ctx.connect()
   const rowsOf = await client.request('list', { fields: ['id', 'name'] })
-  process.stdout.write(JSON.stringify(rowsOf.filter((p) => p.name === name).map((p) => p.id)) + '\n')
+  ctx.io.stdout.write(JSON.stringify(rowsOf.filter((p) => p.name === name).map((p) => p.id)) + '\n')
 }
 
 // `xpm pid [target]`: the pids of the running processes, one per line (stopped ones have none,
@@ -76,7 +74,7 @@ async function pid (ctx) {
     const { expandTargets, wire } = require('../targets')
     found = await client.request('show', { target: wire(await expandTargets(client, [target])), fields: ['pid'] })
   }
-  for (const p of found) if (p.pid) process.stdout.write(`${p.pid}\n`)
+  for (const p of found) if (p.pid) ctx.io.stdout.write(`${p.pid}\n`)
 }
 
 module.exports = { list, jlist, prettylist, show, env, id, pid }

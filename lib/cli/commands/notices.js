@@ -49,7 +49,7 @@ function notice (name) {
     const args = ctx.args.flat().filter((a) => typeof a === 'string')
     const ok = entry.exit === 0 || (entry.okFor && args.some((a) => entry.okFor.test(a)))
     if (ok) {
-      if (!require('../run').output.silent) process.stderr.write(`[xpm] ${name}: ${entry.text}\n`)
+      if (!ctx.io.output.silent) ctx.io.stderr.write(`[xpm] ${name}: ${entry.text}\n`)
       return 0
     }
     throw new XpmError('XPM_ERR_NOT_SUPPORTED', `${name}: ${entry.text}`)

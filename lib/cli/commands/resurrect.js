@@ -8,19 +8,19 @@ async function resurrect (ctx) {
   const [opts] = ctx.args
   const client = await ctx.connect()
   const res = await client.request('resurrect', {}, { timeout: 10 * 60 * 1000 })
-  if (opts.json) require('../run').printJson(res)
+  if (opts.json) ctx.io.printJson(res)
   if (res.missing) {
-    process.stderr.write(`[xpm] nothing to resurrect: ${res.file} does not exist (run \`xpm save\` first)\n`)
+    ctx.io.stderr.write(`[xpm] nothing to resurrect: ${res.file} does not exist (run \`xpm save\` first)\n`)
     return
   }
   if (!opts.json) {
-    for (const r of res.results) process.stdout.write(`[xpm] ${describe(r)}\n`)
-    process.stdout.write(require('../render-list').renderList(await client.request('list')))
+    for (const r of res.results) ctx.io.stdout.write(`[xpm] ${describe(r)}\n`)
+    ctx.io.stdout.write(require('../render-list').renderList(await client.request('list'), ctx.io.tableOptions()))
   }
   const failures = res.results.flatMap((r) => (r.failures || []).map((f) => ({ ...f, name: r.name })))
   // a damaged dump.pm2: the older dump.pm2.bak was used; say so, and exit 1 (docs/persistence.md)
   const damaged = res.damaged ? new XpmError('XPM_ERR_DUMP_DAMAGED', res.damaged.message, { details: res.damaged }) : null
-  if (damaged && failures.length) process.stderr.write(`[xpm] ${damaged.message}\n`)
+  if (damaged && failures.length) ctx.io.stderr.write(`[xpm] ${damaged.message}\n`)
   else if (damaged) throw damaged
   if (failures.length) {
     throw new XpmError('XPM_ERR_START_FAILED', `${failures.length} process(es) did not reach online: ${failures[0].message}; see \`xpm logs ${failures[0].name}\``, { details: failures })

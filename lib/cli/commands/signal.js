@@ -1,6 +1,5 @@
 'use strict'
 
-const { printJson, say } = require('../run')
 const { XpmError } = require('../../shared/errors')
 
 // `xpm sendSignal <signal> <targets...>` (several at once, like the other commands): the signal name is checked here, before any daemon is
@@ -16,13 +15,13 @@ async function sendSignal (ctx) {
   const client = await ctx.connect()
   const { expandTargets, wire } = require('../targets')
   const result = await client.request('sendSignal', { signal: name, target: wire(await expandTargets(client, targets)) })
-  if (opts.json) printJson(result)
+  if (opts.json) ctx.io.printJson(result)
   else {
-    for (const s of result.sent) say(`[xpm] sent ${result.signal} to ${s.name}[${s.instance}] (id ${s.id}, pid ${s.pid})\n`)
-    for (const s of result.skipped) process.stderr.write(`xpm: ${s.name}[${s.instance}] (id ${s.id}) is ${s.status}: no signal sent\n`)
+    for (const s of result.sent) ctx.io.say(`[xpm] sent ${result.signal} to ${s.name}[${s.instance}] (id ${s.id}, pid ${s.pid})\n`)
+    for (const s of result.skipped) ctx.io.stderr.write(`xpm: ${s.name}[${s.instance}] (id ${s.id}) is ${s.status}: no signal sent\n`)
   }
   if (!result.sent.length) {
-    if (!opts.json) process.stderr.write(`xpm: no running process of "${target}" got ${result.signal}\n`)
+    if (!opts.json) ctx.io.stderr.write(`xpm: no running process of "${target}" got ${result.signal}\n`)
     return 1
   }
 }

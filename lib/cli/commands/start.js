@@ -3,42 +3,18 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { XpmError } = require('../../shared/errors')
-const { printJson, say, showList, output } = require('../run')
 
 // `xpm start <targets...> [options] [-- args]`: scripts, ecosystem files, `-` (apps as JSON on
 // standard input), and apps the daemon knows (name, id, namespace, regex), several at once: each
 // script is an app of its own, as in PM2. Without a target: ecosystem.config.js of this folder.
 async function start (ctx) {
   const [given = [], rawOpts, command] = ctx.args
+  const { io } = ctx
   const scriptArgs = command.scriptArgs ?? []
-  const opts = pm2Flags(rawOpts)
-  const targets = given.length ? given : [defaultEcosystem()]
-  if (opts.daemon === false && await foreground(targets, opts, scriptArgs)) return
-  const { resolveStart } = require('../../shared/config')
-  const specs = []
-  const names = []
-  const fromScript = []
-  let scripts = 0
-  for (const target of targets) {
-    if (target === '-') {
-      specs.push(...await fromStdin(opts, scriptArgs))
-      continue
-    }
-    const { regexOf } = require('../targets')
-    if (regexOf(target)) {
-      names.push(target)
-      continue
-    }
-    const resolved = await resolveStart({ target, flags: opts, scriptArgs, cwd: process.cwd(), env: process.env, only: opts.only, envName: opts.env })
-    // PM2 keys xpm accepts without acting on them, once each (stderr: --json output stays JSON)
-    if (!output.silent) for (const line of resolved.notices ?? []) process.stderr.write(`[xpm] notice: ${line}\n`)
-    if (resolved.kind === 'name') names.push(target)
-    else specs.push(...resolved.specs)
-    if (resolved.kind === 'script') {
-      scripts++
-      fromScript.push(...resolved.specs.map((s) => s.name))
-    }
-  }
+  const opts = pm2Flags(rawOpts, io)
+  const targets = given.length ? given : [defaultEcosystem(io.cwd())]
+  if (opts.daemon === false && await foreground(targets, opts, scriptArgs, io)) return
+  const { specs, names, fromScript, scripts } = await gather(targets, opts, scriptArgs, io)
   // PM2: `start <name|id> --name new` or with other options (--node-args, --watch…) restarts the
   // app with them, as `xpm restart` does
   if (names.length && !specs.length && require('../spec-changes').changesOf(opts)) {
@@ -49,13 +25,63 @@ async function start (ctx) {
   }
   const { checkDuplicates } = require('../../shared/config/validate')
   checkDuplicates(specs, 'this command')
-  await withAppSettings(specs)
+  await withAppSettings(specs, io.paths().home)
 
   const client = await ctx.connect()
   const startedAt = Date.now()
+  const outcome = await send(client, { names, specs, fromScript, opts, io })
+  if (!outcome) return
+  const { failures, finished } = outcome
+  await printReadyWarnings(client, specs.filter((s) => s.waitReady), startedAt, io.stderr)
+  if (opts.json) io.printJson(await client.request('list'))
+  else {
+    if (finished.length) io.say(`[xpm] finished with exit code 0 before it was ready (autorestart off): id ${finished.join(', ')}\n`)
+    await io.showList(client)
+  }
+  if (opts.attach && !failures.length) {
+    // PM2's --attach: follow what was just started, until Ctrl-C
+    return require('./logs').logs({ ...ctx, args: [[...names, ...specs.map((s) => s.name)], { lines: 0 }] })
+  }
+  if (failures.length) throw await startFailed(client, failures, io)
+}
+
+// The targets as the config model reads them: specs (scripts, files, stdin) and names of apps
+// the daemon knows (names, ids, namespaces, regexes); fromScript: the apps from a script.
+async function gather (targets, opts, scriptArgs, io) {
+  const { resolveStart } = require('../../shared/config')
+  const { regexOf } = require('../targets')
+  const specs = []
+  const names = []
+  const fromScript = []
+  let scripts = 0
+  for (const target of targets) {
+    if (target === '-') {
+      specs.push(...await fromStdin(opts, scriptArgs, io))
+      continue
+    }
+    if (regexOf(target)) {
+      names.push(target)
+      continue
+    }
+    const resolved = await resolveStart({ target, flags: opts, scriptArgs, cwd: io.cwd(), env: io.env, only: opts.only, envName: opts.env })
+    // PM2 keys xpm accepts without acting on them, once each (stderr: --json output stays JSON)
+    for (const line of resolved.notices ?? []) io.notice(line)
+    if (resolved.kind === 'name') names.push(target)
+    else specs.push(...resolved.specs)
+    if (resolved.kind === 'script') {
+      scripts++
+      fromScript.push(...resolved.specs.map((s) => s.name))
+    }
+  }
+  return { specs, names, fromScript, scripts }
+}
+
+// startTarget for the names, start for the specs, side by side: { failures, finished }, or null
+// when the CLI stopped waiting (the daemon keeps working).
+async function send (client, { names, specs, fromScript, opts, io }) {
   const { longRequest, progressPrinter, printStillWorking, StillWorking } = require('../long-request')
   const { expandTargets, wire } = require('../targets')
-  const onProgress = progressPrinter({ json: opts.json || output.silent })
+  const onProgress = progressPrinter({ json: opts.json || io.output.silent, stream: io.stdout })
   const failures = []
   const finished = []
   try {
@@ -70,7 +96,7 @@ async function start (ctx) {
     if (specs.length) {
       jobs.push(longRequest(client, 'start', { specs, force: opts.force === true, fromScript }, { onProgress }).then((results) => {
         for (const r of results) {
-          if (!opts.json && r.action !== 'started' && r.action !== 'already running') say(`[xpm] ${r.name}: ${r.action}\n`)
+          if (!opts.json && r.action !== 'started' && r.action !== 'already running') io.say(`[xpm] ${r.name}: ${r.action}\n`)
           failures.push(...(r.failures || []).map((f) => ({ ...f, name: r.name })))
           finished.push(...(r.finished || []))
         }
@@ -79,71 +105,62 @@ async function start (ctx) {
     await Promise.all(jobs)
   } catch (err) {
     if (!(err instanceof StillWorking)) throw err
-    printStillWorking([...names, ...specs.map((s) => s.name)], err)
-    return
+    printStillWorking([...names, ...specs.map((s) => s.name)], err, io.stderr)
+    return null
   }
-  await printReadyWarnings(client, specs.filter((s) => s.waitReady), startedAt)
-  if (opts.json) printJson(await client.request('list'))
-  else {
-    if (finished.length) say(`[xpm] finished with exit code 0 before it was ready (autorestart off): id ${finished.join(', ')}\n`)
-    await showList(client)
-  }
-  if (opts.attach && !failures.length) {
-    // PM2's --attach: follow what was just started, until Ctrl-C
-    return require('./logs').logs({ ...ctx, args: [[...names, ...specs.map((s) => s.name)], { lines: 0 }] })
-  }
-  if (failures.length) {
-    const first = failures[0]
-    if (first.stderr?.length) process.stderr.write(`[xpm] last lines of ${first.name}[${first.instance}] on stderr:\n${first.stderr.map((l) => '  ' + l).join('\n')}\n`)
-    if (first.code === 'XPM_ERR_APP_EXISTS') throw new XpmError(first.code, first.message, { details: failures })
-    // every failure past the first in a line of its own (a dependent not started says why)
-    for (const f of failures.slice(1)) process.stderr.write(`[xpm] ${f.message}\n`)
-    await require('../retrying').sayRetrying(client, failures)
-    throw new XpmError(first.code === 'XPM_ERR_CANCELLED' ? 'XPM_ERR_CANCELLED' : 'XPM_ERR_START_FAILED',
-      `${failures.length} process(es) did not reach online: ${first.message}${first.code === 'XPM_ERR_CANCELLED' ? '' : `; see \`xpm logs ${first.name}\``}`,
-      { details: failures })
-  }
+  return { failures, finished }
+}
+
+// The error a start with failures ends with, after the first one's last stderr lines, a line for
+// each other one, and which are being retried.
+async function startFailed (client, failures, io) {
+  const first = failures[0]
+  if (first.stderr?.length) io.stderr.write(`[xpm] last lines of ${first.name}[${first.instance}] on stderr:\n${first.stderr.map((l) => '  ' + l).join('\n')}\n`)
+  if (first.code === 'XPM_ERR_APP_EXISTS') return new XpmError(first.code, first.message, { details: failures })
+  // every failure past the first in a line of its own (a dependent not started says why)
+  for (const f of failures.slice(1)) io.stderr.write(`[xpm] ${f.message}\n`)
+  await require('../retrying').sayRetrying(client, failures, io.stderr)
+  return new XpmError(first.code === 'XPM_ERR_CANCELLED' ? 'XPM_ERR_CANCELLED' : 'XPM_ERR_START_FAILED',
+    `${failures.length} process(es) did not reach online: ${first.message}${first.code === 'XPM_ERR_CANCELLED' ? '' : `; see \`xpm logs ${first.name}\``}`,
+    { details: failures })
 }
 
 // `xpm set <app>:<key> <value>` values (app-conf.js): in the app's environment, as PM2 gives them.
-async function withAppSettings (specs) {
+async function withAppSettings (specs, home) {
   if (!specs.length) return
-  const { homePaths } = require('../../shared/paths')
   const store = require('../../shared/state/app-conf')
-  const conf = await store.readAppConf(homePaths().home).catch(() => ({}))
+  const conf = await store.readAppConf(home).catch(() => ({}))
   for (const spec of specs) Object.assign(spec.env, store.appEnv(conf, spec.name))
 }
 
 // wait_ready apps that went online at listen_timeout without a 'ready' message (as PM2 lets
 // them): the journal has a warning for each such process; said on stderr.
-async function printReadyWarnings (client, specs, since) {
+async function printReadyWarnings (client, specs, since, stderr) {
   for (const spec of specs) {
     const { entries } = await client.request('why', { target: spec.name, limit: 50 }).catch(() => ({ entries: [] }))
     for (const e of entries.filter((x) => x.event === 'warning' && x.at >= since - 1000).reverse()) {
-      process.stderr.write(`[xpm] warning: ${e.cause.detail}\n`)
+      stderr.write(`[xpm] warning: ${e.cause.detail}\n`)
     }
   }
 }
 
 // PM2's flags as xpm reads them (lib/cli/pm2-flags.js), with their notices on stderr.
 // The same for PM2's environment variables xpm does not act on (PM2_DEEP_MONITORING…).
-function pm2Flags (opts) {
+function pm2Flags (opts, io) {
   const { applyPm2Flags } = require('../pm2-flags')
-  const notice = (line) => { if (!output.silent) process.stderr.write(`[xpm] notice: ${line}\n`) }
-  for (const line of require('../../shared/config/pm2-env').pm2EnvNotices(process.env)) notice(line)
-  return applyPm2Flags(opts, { notice })
+  for (const line of require('../../shared/config/pm2-env').pm2EnvNotices(io.env)) io.notice(line)
+  return applyPm2Flags(opts, { notice: io.notice })
 }
 
 // PM2's `start --no-daemon`: with no daemon running, the apps run in the foreground under
 // `xpm-runtime` (the same flags), which this command waits for, passing on SIGINT and SIGTERM
 // and exiting with its status: the container's main process stays this one. With a daemon
 // running, the apps go to it, as PM2 does. Returns whether the runtime ran.
-async function foreground (targets, opts, scriptArgs) {
-  const { connect } = require('../client')
-  const client = await connect({ autoStart: false }).catch(() => null)
+async function foreground (targets, opts, scriptArgs, io) {
+  const client = await io.connect({ autoStart: false }).catch(() => null)
   if (client) {
     client.close()
-    process.stderr.write('[xpm] notice: --no-daemon: a daemon already runs; the apps are started in it\n')
+    io.stderr.write('[xpm] notice: --no-daemon: a daemon already runs; the apps are started in it\n')
     return false
   }
   if (targets.length !== 1) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--no-daemon runs one script or ecosystem file in the foreground; ${targets.length} were given`)
@@ -158,26 +175,26 @@ async function foreground (targets, opts, scriptArgs) {
   process.on('SIGINT', pass('SIGINT'))
   process.on('SIGTERM', pass('SIGTERM'))
   const [code, signal] = await require('node:events').once(child, 'exit')
-  process.exitCode = code ?? (signal ? 128 + require('node:os').constants.signals[signal] : 1)
+  io.exitCode = code ?? (signal ? 128 + require('node:os').constants.signals[signal] : 1)
   return true
 }
 
 // PM2's `pm2 start` without a target: the ecosystem file of the current folder.
-function defaultEcosystem () {
+function defaultEcosystem (cwd) {
   for (const name of ['ecosystem.config.js', 'ecosystem.config.cjs', 'ecosystem.config.mjs', 'ecosystem.json']) {
-    if (fs.existsSync(path.join(process.cwd(), name))) return name
+    if (fs.existsSync(path.join(cwd, name))) return name
   }
   throw new XpmError('XPM_ERR_BAD_ARGUMENT', 'Nothing to start: give a script, an ecosystem file or an app, or run it in a folder with an ecosystem.config.js (`xpm init` writes one)')
 }
 
 // `xpm start -`: { apps: [...] }, an array of apps or one app, as JSON on standard input
 // (`cat apps.json | xpm start -`). Paths are relative to the current folder.
-async function fromStdin (opts, scriptArgs) {
-  const apps = await require('../stdin-apps').readStdinApps()
+async function fromStdin (opts, scriptArgs, io) {
+  const apps = await require('../stdin-apps').readStdinApps({ stdin: io.stdin })
   const { normalizeApp } = require('../../shared/config')
   const { parseFlags } = require('../../shared/config/validate')
-  const overrides = parseFlags(opts, { cwd: process.cwd() })
-  return apps.map((raw, i) => normalizeApp(raw, { baseDir: process.cwd(), env: process.env, envName: opts.env, overrides, scriptArgs, label: typeof raw?.name === 'string' ? raw.name : `#${i + 1} on standard input` }))
+  const overrides = parseFlags(opts, { cwd: io.cwd() })
+  return apps.map((raw, i) => normalizeApp(raw, { baseDir: io.cwd(), env: io.env, envName: opts.env, overrides, scriptArgs, label: typeof raw?.name === 'string' ? raw.name : `#${i + 1} on standard input` }))
 }
 
 module.exports = { start }

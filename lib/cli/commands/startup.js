@@ -113,9 +113,9 @@ async function startup (ctx, { run = runSystemctl } = {}) {
   const c = context(opts)
   const unit = renderUnit(c)
   if (!opts.install) {
-    process.stdout.write(unit)
+    ctx.io.stdout.write(unit)
     const t = unitTarget(c)
-    process.stderr.write(`[xpm] to install it: xpm startup --install${c.userUnit ? ' --user' : ''} (writes ${t.file} and runs systemctl ${[...t.systemctl, 'enable', t.name].join(' ')})\n`)
+    ctx.io.stderr.write(`[xpm] to install it: xpm startup --install${c.userUnit ? ' --user' : ''} (writes ${t.file} and runs systemctl ${[...t.systemctl, 'enable', t.name].join(' ')})\n`)
     return
   }
   const t = unitTarget(c)
@@ -127,16 +127,16 @@ async function startup (ctx, { run = runSystemctl } = {}) {
   }
   run([...t.systemctl, 'daemon-reload'])
   run([...t.systemctl, 'enable', t.name])
-  process.stdout.write(`[xpm] wrote ${t.file} and enabled ${t.name}\n`)
-  process.stdout.write('[xpm] at boot it restores the apps of the last `xpm save` (run `xpm save` now if the current apps should come back)\n')
-  if (c.userUnit) process.stdout.write(`[xpm] a user unit runs at boot only with lingering on: loginctl enable-linger ${c.user}\n`)
+  ctx.io.stdout.write(`[xpm] wrote ${t.file} and enabled ${t.name}\n`)
+  ctx.io.stdout.write('[xpm] at boot it restores the apps of the last `xpm save` (run `xpm save` now if the current apps should come back)\n')
+  if (c.userUnit) ctx.io.stdout.write(`[xpm] a user unit runs at boot only with lingering on: loginctl enable-linger ${c.user}\n`)
 }
 
 async function unstartup (ctx, { run = runSystemctl } = {}) {
   const [opts] = ctx.args
   const t = unitTarget(context(opts))
   if (!fs.existsSync(t.file)) {
-    process.stdout.write(`[xpm] no unit at ${t.file}; nothing to remove\n`)
+    ctx.io.stdout.write(`[xpm] no unit at ${t.file}; nothing to remove\n`)
     return
   }
   run([...t.systemctl, 'disable', t.name], { allowFailure: true })
@@ -146,7 +146,7 @@ async function unstartup (ctx, { run = runSystemctl } = {}) {
     throw new XpmError('XPM_ERR_STARTUP_FAILED', `Could not remove ${t.file} (${err.code || err.message})`, { cause: err })
   }
   run([...t.systemctl, 'daemon-reload'], { allowFailure: true })
-  process.stdout.write(`[xpm] disabled and removed ${t.file}\n`)
+  ctx.io.stdout.write(`[xpm] disabled and removed ${t.file}\n`)
 }
 
 function runSystemctl (args, { allowFailure = false } = {}) {

@@ -5,7 +5,6 @@ const path = require('node:path')
 const { performance } = require('node:perf_hooks')
 const { setTimeout: delay } = require('node:timers/promises')
 const { XpmError } = require('../../shared/errors')
-const { homePaths } = require('../../shared/paths')
 const { waitPidGone } = require('../../shared/pid')
 
 // `xpm update`: the running daemon writes its apps to XPM_HOME/update.json, stops them and
@@ -15,27 +14,26 @@ const { waitPidGone } = require('../../shared/pid')
 async function update (ctx) {
   const { version } = require('../../../package.json')
   // the new daemon would be refused a mistyped XPM_METRICS after the old one stopped the apps
-  require('../../shared/metrics-address').parseMetricsAddress(process.env.XPM_METRICS, { from: 'XPM_METRICS' })
-  const paths = homePaths()
+  require('../../shared/metrics-address').parseMetricsAddress(ctx.io.env.XPM_METRICS, { from: 'XPM_METRICS' })
+  const paths = ctx.io.paths()
   let old = null
   await refuseUnresponsive(paths)
   try {
     old = await ctx.connect()
   } catch (err) {
-    if (err.code === 'XPM_ERR_DAEMON_UNREACHABLE') return noDaemonAnswers(paths, version)
+    if (err.code === 'XPM_ERR_DAEMON_UNREACHABLE') return noDaemonAnswers(paths, version, ctx.io)
     if (err.code !== 'XPM_ERR_PROTOCOL_VERSION') throw err
   }
   const before = old ? { pid: old.hello.pid, version: old.hello.version } : { pid: readPid(paths), version: 'unknown' }
   const handover = old ? await handoverOverSocket(old, paths) : await handoverFromStateFile(paths)
-  process.stdout.write(`[xpm] handing ${handover.apps} app(s) (${handover.online} process(es) online) over to a new daemon\n`)
+  ctx.io.stdout.write(`[xpm] handing ${handover.apps} app(s) (${handover.online} process(es) online) over to a new daemon\n`)
 
   const t0 = performance.now()
   await stopDaemon(old, before.pid, paths)
   ctx.client = null
   const tStopped = performance.now()
 
-  const { connect } = require('../client')
-  const client = await connect({ timeout: 15000 })
+  const client = await ctx.io.connect({ timeout: 15000 })
   try {
     const tAnswered = performance.now()
     await client.request('ackRestored', {}, { timeout: 5000 }).catch(() => {})
@@ -47,10 +45,10 @@ async function update (ctx) {
     }
     const tOnline = performance.now()
     const online = countOnline(list)
-    process.stdout.write(`[xpm] daemon ${before.version} (pid ${before.pid}) replaced by ${client.hello.version} (pid ${client.hello.pid})\n`)
-    process.stdout.write(require('../render-list').renderList(list))
+    ctx.io.stdout.write(`[xpm] daemon ${before.version} (pid ${before.pid}) replaced by ${client.hello.version} (pid ${client.hello.pid})\n`)
+    ctx.io.stdout.write(require('../render-list').renderList(list, ctx.io.tableOptions()))
     const ms = (t) => `${Math.round(t)} ms`
-    process.stdout.write(`[xpm] downtime: ${ms(tOnline - t0)} from the moment the old daemon began stopping the apps until ${online}/${handover.online} process(es) were online again ` +
+    ctx.io.stdout.write(`[xpm] downtime: ${ms(tOnline - t0)} from the moment the old daemon began stopping the apps until ${online}/${handover.online} process(es) were online again ` +
       `(old daemon gone after ${ms(tStopped - t0)}, new daemon answering after ${ms(tAnswered - t0)}); listening sockets are not handed over, so requests in that window fail\n`)
     if (online < handover.online) {
       throw new XpmError('XPM_ERR_START_FAILED', `only ${online} of ${handover.online} process(es) came back online; see \`xpm logs\``)
@@ -67,20 +65,19 @@ async function update (ctx) {
 //    apps running. A daemon of the installed version is started now: it ends them before it
 //    restores the apps from state.json (daemon/persistence/reap-orphans.js);
 //  - nothing runs at all: there is nothing to update.
-async function noDaemonAnswers (paths, version) {
+async function noDaemonAnswers (paths, version, io) {
   await refuseUnresponsive(paths, { any: true })
   const { findTagged } = require('../../shared/tag-scan')
   const orphans = await findTagged({ home: paths.home })
   if (!orphans.length) {
-    process.stdout.write(`[xpm] no daemon running and no app process left: nothing to update; the next command starts version ${version}\n`)
+    io.stdout.write(`[xpm] no daemon running and no app process left: nothing to update; the next command starts version ${version}\n`)
     return
   }
-  process.stdout.write(`[xpm] no daemon running, but ${orphans.length} process(es) of its apps still run (the daemon crashed); starting version ${version}, which ends them and restores the apps it kept in ${paths.stateFile}\n`)
-  const { connect } = require('../client')
-  const client = await connect({ timeout: 15000 })
+  io.stdout.write(`[xpm] no daemon running, but ${orphans.length} process(es) of its apps still run (the daemon crashed); starting version ${version}, which ends them and restores the apps it kept in ${paths.stateFile}\n`)
+  const client = await io.connect({ timeout: 15000 })
   try {
     const left = (await findTagged({ home: paths.home })).filter((p) => orphans.some((o) => o.pid === p.pid && o.startTime === p.startTime))
-    process.stdout.write(`[xpm] daemon ${client.hello.version} (pid ${client.hello.pid}) started${client.hello.restored ? `, restoring ${client.hello.restored.apps} app(s)` : ''}` +
+    io.stdout.write(`[xpm] daemon ${client.hello.version} (pid ${client.hello.pid}) started${client.hello.restored ? `, restoring ${client.hello.restored.apps} app(s)` : ''}` +
       `${left.length ? `; ${left.length} old process(es) still ending` : ''}; see \`xpm list\`\n`)
   } finally {
     client.close()

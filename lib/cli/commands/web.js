@@ -4,14 +4,12 @@
 // it as an app of xpm (lib/cli/web/serve.js) with its token kept in XPM_HOME/web.token.
 
 const path = require('node:path')
-const { say } = require('../run')
 
 async function web (ctx) {
   const [opts = {}] = ctx.args
   const { webOptions } = require('../web/options')
   const options = webOptions(opts) // bad flags are refused before the daemon is reached
-  const { homePaths, defaultHome } = require('../../shared/paths')
-  const home = homePaths(defaultHome()).home
+  const home = ctx.io.paths().home
   // the daemon is started if it is not running, as for any command; the server then opens its
   // own connections while pages are open
   await ctx.connect()
@@ -20,7 +18,7 @@ async function web (ctx) {
   ctx.client = null
   const { newToken } = require('../web/security')
   const { runWeb } = require('../web')
-  return runWeb({ options, token: newToken(), home })
+  return runWeb({ options, token: newToken(), home, stdout: ctx.io.stdout, stderr: ctx.io.stderr, connect: () => ctx.io.connect({ home, autoStart: false }) })
 }
 
 async function webAsApp (ctx, opts, options, home) {
@@ -42,7 +40,7 @@ async function webAsApp (ctx, opts, options, home) {
   if (options.readOnly) scriptArgs.push('--read-only')
   for (const h of options.allowedHosts) scriptArgs.push('--allowed-host', h)
   const { resolveStart } = require('../../shared/config')
-  const resolved = await resolveStart({ target: path.join(__dirname, '..', 'web', 'serve.js'), flags: { name }, scriptArgs, cwd: home, env: process.env })
+  const resolved = await resolveStart({ target: path.join(__dirname, '..', 'web', 'serve.js'), flags: { name }, scriptArgs, cwd: home, env: ctx.io.env })
   const { longRequest } = require('../long-request')
   // a script, as `xpm start serve.js`: a dashboard already running is left as it is
   const [result] = await longRequest(ctx.client, 'start', { specs: resolved.specs, fromScript: [name] })
@@ -50,9 +48,9 @@ async function webAsApp (ctx, opts, options, home) {
   if (result.failures?.length) {
     throw new XpmError('XPM_ERR_START_FAILED', `${name} did not come online: ${result.failures[0].message}; see \`xpm logs ${name}\``)
   }
-  if (result.action === 'already running') say(`[xpm] ${name} is already running (\`xpm delete ${name}\` first to change its options)\n`)
-  else say(`[xpm] started ${name}: the dashboard is an app of xpm (\`xpm logs ${name}\`, \`xpm stop ${name}\`)\n`)
-  process.stdout.write(`[xpm] web dashboard${options.readOnly ? ' (read-only)' : ''}: http://${displayHost(options.host)}:${options.port}/?token=${token}\n`)
+  if (result.action === 'already running') ctx.io.say(`[xpm] ${name} is already running (\`xpm delete ${name}\` first to change its options)\n`)
+  else ctx.io.say(`[xpm] started ${name}: the dashboard is an app of xpm (\`xpm logs ${name}\`, \`xpm stop ${name}\`)\n`)
+  ctx.io.stdout.write(`[xpm] web dashboard${options.readOnly ? ' (read-only)' : ''}: http://${displayHost(options.host)}:${options.port}/?token=${token}\n`)
 }
 
 module.exports = { web }

@@ -1,6 +1,5 @@
 'use strict'
 
-const { printJson } = require('../run')
 const { renderWhy } = require('../render-why')
 
 // `xpm why <app|id>`: the restart journal, newest first, in words (docs/health.md#the-restart-journal-xpm-why).
@@ -8,8 +7,8 @@ async function why (ctx) {
   const [target, opts] = ctx.args
   const client = await ctx.connect()
   const { entries } = await client.request('why', { target, limit: opts.limit ?? 20 })
-  if (opts.json) return printJson(entries)
-  process.stdout.write(renderWhy(entries, { target }))
+  if (opts.json) return ctx.io.printJson(entries)
+  ctx.io.stdout.write(renderWhy(entries, { target, ...ctx.io.tableOptions() }))
 }
 
 module.exports = { why }

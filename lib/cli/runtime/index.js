@@ -25,8 +25,7 @@ async function main (argv, { initWarning = null, runDaemon } = {}) {
       process.exitCode = err.exitCode === 0 ? 0 : 2
       return
     }
-    const { printError } = require('../run')
-    printError(err)
+    require('../io').createIo().printError(err)
     process.exitCode = require('../../shared/errors').exitCodeFor(err)
   }
 }

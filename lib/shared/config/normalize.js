@@ -10,7 +10,7 @@ const { MAX_INSTANCES } = require('./limits')
 const { processCpus } = require('../cpus')
 const { DEV_NULL, TYPES, INVALID } = require('./types')
 const { parseAppOptions, checkName, throwProblems, checkAppObject } = require('./validate')
-const { resolveScript, isNodeRuntime, normalizeInterpreter, defaultName } = require('./script')
+const { resolveScript, isNodeRuntime, clusterInterpreter, normalizeInterpreter, defaultName } = require('./script')
 const { resolveUser, privilegeProblem } = require('./users')
 
 // Raw app (PM2 keys) -> normalized spec (see CONTEXT "Normalized app spec").
@@ -61,7 +61,7 @@ function buildSpec (values, envs, { baseDir, env, envName, deployEnv = null, scr
   if (execMode === 'cluster' && interpreter !== 'node') {
     // a Node binary of the user's: cluster workers are forked by the daemon, on its own Node
     notice('interpreter', `cluster workers run on xpm's Node (${process.execPath}, ${process.version}), not on ${interpreter}`)
-    interpreter = 'node'
+    interpreter = clusterInterpreter(interpreter)
   }
   const abs = (p) => p === null ? null : path.resolve(cwd, p)
   const logFile = val('log_file')
@@ -173,7 +173,7 @@ function execModeFor (values, run, where) {
     throw new XpmError('XPM_ERR_CONFIG_INVALID', `cannot tell how to run ${run.script}${where}: ${run.why}`, { details: { key: 'interpreter' } })
   }
   const mode = values.exec_mode ?? (values.instances !== undefined && interpreter === 'node' ? 'cluster' : 'fork')
-  if (mode === 'cluster' && !isNodeRuntime(interpreter)) {
+  if (mode === 'cluster' && clusterInterpreter(interpreter) === null) {
     const inferred = given ? '' : ` (inferred: ${run.why}; set interpreter: "node" to run it under Node)`
     throw new XpmError('XPM_ERR_CONFIG_INVALID',
       `Expected \`exec_mode\` to be "fork" for interpreter "${interpreter}"${inferred} (cluster mode runs Node scripts only), got "cluster"${where}`,

@@ -33,6 +33,14 @@ function isNodeRuntime (interpreter) {
   return /^node(js)?([-@_]?v?\d+(\.\d+)*)?$/.test(base)
 }
 
+// Cluster mode runs Node scripts only: the daemon forks cluster workers with node:cluster, on
+// its own Node. A cluster app's interpreter is therefore a Node runtime, recorded as 'node';
+// null: this interpreter cannot run in cluster mode. The one statement of the rule (the config
+// model refuses and rewrites with it, the daemon checks specs from the socket with it).
+function clusterInterpreter (interpreter) {
+  return isNodeRuntime(interpreter) ? 'node' : null
+}
+
 // 'nodejs', and the path of the Node that runs xpm, are plain 'node'.
 function normalizeInterpreter (interpreter) {
   if (interpreter === 'node' || interpreter === 'nodejs') return 'node'
@@ -208,4 +216,4 @@ function nodeShebang (line) {
   return { nodeArgs: words.slice(i + 1).filter((w) => w.startsWith('-')) }
 }
 
-module.exports = { resolveScript, inferInterpreter, isNodeRuntime, normalizeInterpreter, whichSync, defaultName, nodeShebang, nodeCommandLine, isExecutable }
+module.exports = { resolveScript, inferInterpreter, isNodeRuntime, clusterInterpreter, normalizeInterpreter, whichSync, defaultName, nodeShebang, nodeCommandLine, isExecutable }

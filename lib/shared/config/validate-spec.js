@@ -5,7 +5,7 @@ const { show } = require('../units')
 const { OPTIONS } = require('./options')
 const { TYPES, outOfRange, noNul, isPlainObject } = require('./types')
 const { MAX_PATH_BYTES } = require('./limits')
-const { isNodeRuntime } = require('./script')
+const { isNodeRuntime, clusterInterpreter } = require('./script')
 const { privilegeProblem } = require('./users')
 
 // The daemon's check of a normalized spec that arrives over the socket (or from a saved state):
@@ -52,7 +52,7 @@ function checkSpec (spec) {
     const bound = outOfRange(option, value)
     if (bound) problems.push(`${where} (${option.key}) should be ${bound}, got ${show(value)}`)
   }
-  if (spec.execMode === 'cluster' && spec.interpreter !== 'node') problems.push('execMode "cluster" needs interpreter "node"')
+  if (spec.execMode === 'cluster' && spec.interpreter !== clusterInterpreter(spec.interpreter)) problems.push('execMode "cluster" needs interpreter "node"')
   if (spec.metrics === true && isText(spec.interpreter) && !isNodeRuntime(spec.interpreter)) problems.push('metrics needs a Node interpreter (the agent is a Node preload)')
   const privilege = (Number.isSafeInteger(spec.uid) || Number.isSafeInteger(spec.gid)) ? privilegeProblem({ uid: spec.uid ?? null, gid: spec.gid ?? null }) : null
   if (privilege) problems.push(privilege)
