@@ -17,6 +17,13 @@ class ClusterHandle extends ProcessHandle {
 
   get announcesListening () { return true }
 
+  // With reuse_port the worker listens itself, the primary never hears of it: the agent says so
+  // (lib/worker/reuse-port.js), and that is the same `listening` as the primary's.
+  received (msg) {
+    super.received(msg)
+    if (msg !== null && typeof msg === 'object' && msg['xpm:agent'] === 'listening') this.emit('listening', msg.address ?? null)
+  }
+
   // The primary stops routing new connections to the worker and its servers close once their
   // in-flight requests finish.
   release () {
@@ -36,6 +43,8 @@ class ClusterHandle extends ProcessHandle {
 // wrapper that require()s it), so ES-module apps load exactly as under plain `node`.
 function launchClusterWorker (spec, appEnv, { index = 0 } = {}) {
   const { env, tag, tree } = launchEnv(spec, appEnv, index)
+  if (spec.reusePort === true) env.XPM_REUSE_PORT = '1' // the worker listens itself (lib/worker/reuse-port.js)
+  else delete env.XPM_REUSE_PORT
   cluster.setupPrimary({
     exec: spec.script,
     args: spec.args || [],

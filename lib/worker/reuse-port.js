@@ -1,0 +1,63 @@
+'use strict'
+
+// `reuse_port: true` (the daemon sets XPM_REUSE_PORT=1 in the worker's environment): the cluster
+// worker listens on its TCP port itself, with SO_REUSEPORT, instead of through the primary (the
+// daemon), so the kernel spreads new connections over the workers and none of them passes
+// through the daemon's event loop.
+//
+// How: every net.Server#listen (http, https, net, frameworks: they all end there) on a TCP port
+// gets `reusePort: true`. Node (≥ 22.12, 23.1) then listens with `exclusive: true`, its own
+// socket, and cluster's round-robin is never asked (lib/net.js, Server.prototype.listen). Left
+// alone: port 0 (each worker would get a different port, where cluster gives them one shared
+// port), Unix sockets, fds and handles, and a listen that already says reusePort or exclusive.
+//
+// Since the primary never sees these listens, Node's cluster `listening` event does not fire:
+// the agent reports { 'xpm:agent': 'listening', address } over IPC instead (the daemon's
+// readiness waits for it, daemon/launchers/cluster.js). And cluster's disconnect closes only the
+// servers it handed out: the agent closes these itself when the daemon disconnects the worker
+// (a reload or a stop), so in-flight requests finish and the worker exits as usual.
+const CLUSTER_DISCONNECT = (msg) => msg !== null && typeof msg === 'object' && msg.cmd === 'NODE_CLUSTER' && msg.act === 'disconnect'
+
+// Node has `reusePort` for net.Server#listen from 22.12 on the 22 line and from 23.1 on.
+function nodeHasReusePort (version = process.versions.node) {
+  const [major, minor] = String(version).split('.').map(Number)
+  return major > 23 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12)
+}
+
+// The listen() arguments with reusePort added, or null when this listen is left alone.
+function withReusePort (args, normalizeArgs) {
+  const [options, callback] = normalizeArgs(args)
+  if (options === null || typeof options !== 'object') return null
+  if (options.path !== undefined || options.fd !== undefined || options.handle || options._handle) return null
+  if (options.reusePort !== undefined || options.exclusive !== undefined) return null
+  if (typeof options.port !== 'number' && typeof options.port !== 'string') return null
+  if (Number(options.port) === 0) return null
+  const out = { ...options, reusePort: true }
+  // listen(port, backlog) and listen(port, host, backlog): the backlog is not in `options`
+  if (out.backlog === undefined) {
+    const positional = [args[1], args[2]].map(Number).find((n) => Number.isInteger(n) && n > 0)
+    if (positional !== undefined) out.backlog = positional
+  }
+  return callback ? [out, callback] : [out]
+}
+
+function listenWithReusePort ({ send, proc = process } = {}) {
+  const net = require('node:net')
+  const servers = new Set()
+  const listen = net.Server.prototype.listen
+  net.Server.prototype.listen = function listenReusePort (...args) {
+    const changed = withReusePort(args, net._normalizeArgs)
+    if (!changed) return listen.apply(this, args)
+    servers.add(this)
+    this.once('close', () => servers.delete(this))
+    this.once('listening', () => send({ 'xpm:agent': 'listening', address: this.address() }))
+    return listen.apply(this, changed)
+  }
+  const closeAll = () => {
+    for (const server of servers) if (server.listening) server.close()
+  }
+  proc.on('internalMessage', (msg) => { if (CLUSTER_DISCONNECT(msg)) closeAll() })
+  return { closeAll, servers }
+}
+
+module.exports = { listenWithReusePort, withReusePort, nodeHasReusePort }
