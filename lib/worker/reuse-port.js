@@ -53,10 +53,24 @@ function listenWithReusePort ({ send, proc = process } = {}) {
     this.once('listening', () => send({ 'xpm:agent': 'listening', address: this.address() }))
     return listen.apply(this, changed)
   }
-  const closeAll = () => {
-    for (const server of servers) if (server.listening) server.close()
+  const closeAll = () => Promise.all([...servers].filter((s) => s.listening).map((s) => new Promise((resolve) => s.close(resolve))))
+  // Cluster's disconnect closes the servers it handed out and only then disconnects the channel,
+  // which the daemon takes as "released" before it sends the stop signal. Its own servers being
+  // unknown to it, it would disconnect at once, and the signal would cut their in-flight
+  // requests: so the channel is let go once these servers have closed too (all their
+  // connections ended: the reload's drain answers the keep-alive ones with Connection: close).
+  // This listener runs before cluster's own (prepended), which calls process.disconnect().
+  let closing = null
+  const disconnect = proc.disconnect
+  if (typeof disconnect === 'function') {
+    proc.disconnect = function disconnectAfterServers (...args) {
+      if (!closing) return disconnect.apply(this, args)
+      closing.then(() => { if (proc.connected) disconnect.apply(this, args) })
+    }
   }
-  proc.on('internalMessage', (msg) => { if (CLUSTER_DISCONNECT(msg)) closeAll() })
+  proc.prependListener('internalMessage', (msg) => {
+    if (CLUSTER_DISCONNECT(msg) && !closing) closing = closeAll()
+  })
   return { closeAll, servers }
 }
 
