@@ -1,0 +1,104 @@
+'use strict'
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawn, spawnSync } = require('node:child_process')
+const { createHome, waitFor, freePort, httpGet, fixture } = require('../helpers/xpm')
+const { nodeHasReusePort } = require('../../lib/worker/reuse-port')
+const { migrateReqProblem } = require('../../lib/cli/reuse-port-warning')
+
+// reuse_port (docs/reload.md#reuse_port): cluster workers listen with SO_REUSEPORT themselves.
+// The daemon runs the CLI's Node (process.execPath), so these tests run where this Node has
+// net.Server#listen({ reusePort }) and skip with the reason elsewhere; the refusal is tested
+// where it does not.
+const unsupported = process.platform !== 'linux'
+  ? `reuse_port is Linux only; this is ${process.platform}`
+  : nodeHasReusePort() ? false : `reuse_port needs Node >= 22.12; this is ${process.version}`
+
+// A user and network namespace of our own, where tcp_migrate_req can be set (root there);
+// false when it can, else why not (node:test takes null as a skip).
+function netnsProblem () {
+  if (unsupported) return unsupported
+  const probe = spawnSync('unshare', ['-rn', 'sh', '-c', 'ip link set lo up && sysctl -qw net.ipv4.tcp_migrate_req=1'], { encoding: 'utf8', timeout: 10000 })
+  return probe.status === 0 ? false : `cannot set net.ipv4.tcp_migrate_req in \`unshare -rn\` here: ${(probe.stderr || probe.error?.message || '').trim()}`
+}
+
+async function startReusePort (t, { instances = 2 } = {}) {
+  const h = createHome(t)
+  const port = await freePort()
+  const res = await h.run(['start', fixture('echo-http.js'), '-i', String(instances), '--reuse-port', '--name', 'api'], { env: { PORT: String(port) } })
+  assert.equal(res.code, 0, res.stderr)
+  return { h, port, res }
+}
+
+test('reuse_port: each worker listens itself, readiness comes from the agent, and connections reach the workers while the daemon is SIGSTOPped', { skip: unsupported }, async (t) => {
+  const { h, port } = await startReusePort(t)
+  const workers = (await h.jlist()).map((p) => p.pid)
+  assert.equal(workers.length, 2)
+  assert.ok((await h.jlist()).every((p) => p.status === 'online'))
+  // The daemon learnt that the app listens (state.json's `listens`) from the agent's report: the
+  // primary's own `listening` event never fires for a socket it does not hold.
+  await waitFor(() => {
+    const state = JSON.parse(fs.readFileSync(path.join(h.home, 'state.json'), 'utf8'))
+    return JSON.stringify(state).includes('"listens":true')
+  }, { message: 'listens: true in state.json' })
+  const daemon = h.daemonPid()
+  process.kill(daemon, 'SIGSTOP')
+  const seen = new Set()
+  try {
+    for (let i = 0; i < 24; i++) {
+      const res = await httpGet(port, '/', { timeout: 3000 })
+      assert.equal(res.status, 200)
+      seen.add(res.json.pid)
+    }
+  } finally {
+    process.kill(daemon, 'SIGCONT')
+  }
+  assert.deepEqual([...seen].sort(), [...workers].sort(), 'the kernel spreads new connections over both workers')
+})
+
+test('reuse_port: two reloads under load with tcp_migrate_req = 1 fail no request (new connections and keep-alive)', { skip: netnsProblem() }, async (t) => {
+  const h = createHome(t)
+  const helper = path.join(__dirname, '..', 'helpers', 'reuse-port-reload.js')
+  const script = `ip link set lo up && sysctl -qw net.ipv4.tcp_migrate_req=1 && exec "${process.execPath}" "${helper}"`
+  const child = spawn('unshare', ['-rn', 'sh', '-c', script], { env: h.env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (d) => { stdout += d })
+  child.stderr.on('data', (d) => { stderr += d })
+  const code = await new Promise((resolve) => child.on('close', resolve))
+  assert.equal(code, 0, stderr)
+  const seen = JSON.parse(stdout)
+  assert.deepEqual(seen.reloads, [0, 0])
+  assert.doesNotMatch(seen.startStderr, /tcp_migrate_req/, 'no warning where the setting is 1')
+  assert.equal(seen.after.length, 2)
+  assert.ok(seen.after.every((p) => p.status === 'online' && !seen.before.includes(p.pid)))
+  assert.equal(seen.fresh.failed, 0, `new connections: ${JSON.stringify(seen.fresh.errors)}`)
+  assert.equal(seen.kept.failed, 0, `keep-alive: ${JSON.stringify(seen.kept.errors)}`)
+})
+
+test('reuse_port where tcp_migrate_req is not 1: the app starts, and the start warns that reloads reset queued connections', { skip: unsupported || (migrateReqProblem() ? false : 'tcp_migrate_req is 1 on this machine') }, async (t) => {
+  const { h, port, res } = await startReusePort(t)
+  assert.match(res.stderr, /warning: reuse_port \(api\): .*tcp_migrate_req.* each reload resets/)
+  assert.equal((await httpGet(port)).status, 200)
+  assert.equal((await h.jlist()).filter((p) => p.status === 'online').length, 2)
+})
+
+test('reuse_port is refused where the daemon\'s Node cannot listen with reusePort: XPM_ERR_REUSE_PORT_UNSUPPORTED, exit 2, nothing started', { skip: unsupported ? false : `this Node (${process.version}) has reusePort` }, async (t) => {
+  const h = createHome(t)
+  const res = await h.run(['start', fixture('echo-http.js'), '-i', '2', '--reuse-port', '--name', 'api'], { env: { PORT: '0' } })
+  assert.equal(res.code, 2, res.stdout)
+  assert.match(res.stderr, /XPM_ERR_REUSE_PORT_UNSUPPORTED/)
+  assert.match(res.stderr, /Node 22\.12 or later/)
+  assert.deepEqual(await h.jlist(), [])
+})
+
+test('reuse_port in fork mode is refused (XPM_ERR_CONFIG_INVALID, exit 2): a fork-mode process listens itself already', async (t) => {
+  const h = createHome(t)
+  const res = await h.run(['start', fixture('echo-http.js'), '--reuse-port', '--name', 'solo'], { env: { PORT: '0' } })
+  assert.equal(res.code, 2, res.stdout)
+  assert.match(res.stderr, /reuse_port\) applies to cluster mode only.*XPM_ERR_CONFIG_INVALID/)
+  assert.deepEqual(await h.jlist(), [])
+})
