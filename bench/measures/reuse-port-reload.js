@@ -11,7 +11,8 @@
 //   node bench/measures/reuse-port-reload.js [--reloads 5] [--both] [--json]
 //
 // Needs Node >= 22.12 (run it with that Node: xpm's daemon and workers run the same one) and
-// wrk. Every process runs without NODE_EXTRA_CA_CERTS (bench/lib/util.js).
+// wrk. Every process runs without NODE_EXTRA_CA_CERTS (bench/lib/util.js). Writes
+// bench/results/reuse-port-reload.json.
 const fs = require('node:fs')
 const path = require('node:path')
 const { Xpm } = require('../lib/xpm')
@@ -102,9 +103,9 @@ async function main () {
       console.log(`  ${mode.padEnd(12)} new-conn clients: ${e(m.newConnections)}; keep-alive: ${e(m.keepAlive)}; wrk Connection: close -c50: ${e(m.wrkConnectionClose)}; reload ms ${m.reloadMs.join(', ')}`)
     }
   }
-  const dir = path.join('/tmp', 'reuse')
-  fs.mkdirSync(dir, { recursive: true })
-  fs.writeFileSync(path.join(dir, 'reuse-port-reload.json'), JSON.stringify(results, null, 2))
+  const file = path.join(__dirname, '..', 'results', 'reuse-port-reload.json')
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), unsetEnv: ['NODE_EXTRA_CA_CERTS'], results }, null, 2) + '\n')
 }
 
 main().catch((err) => { console.error(err); process.exitCode = 1 })
