@@ -11,7 +11,7 @@ const { checkReusePort } = require('../check-specs')
 //             A command accepted in between (`xpm stop all` during the recovery) changed the
 //             intent, and the start follows it.
 // An app whose name the supervisor already has is left alone: a restore never duplicates.
-function registerApps (supervisor, state, { validate = validateSpec, logger = null } = {}) {
+function registerApps (supervisor, state, { validate = validateSpec, logger = null, reusePort = checkReusePort } = {}) {
   const skipped = []
   const registered = []
   const saved = state.apps.filter((app) => {
@@ -31,7 +31,7 @@ function registerApps (supervisor, state, { validate = validateSpec, logger = nu
     }
     // Saved by a daemon on a newer Node: the app comes back, its workers listen through the
     // daemon (round-robin) until a daemon that can do reuse_port runs it (lib/worker/reuse-port.js).
-    try { checkReusePort(spec) } catch (err) { logger?.warn({ event: 'restore', app: spec.name }, `${err.message}; restored with round-robin meanwhile`) }
+    try { reusePort(spec) } catch (err) { logger?.warn({ event: 'restore', app: spec.name }, `${err.message}; restored with round-robin meanwhile`) }
     const slots = [...entry.instances].sort((a, b) => a.index - b.index)
     const app = supervisor.addApp(spec, { listens: entry.listens === true, slots: slots.map((i) => ({ index: i.index, id: keepIds ? i.id : null })) })
     slots.forEach((saved, n) => {
