@@ -44,10 +44,11 @@ test('checkReusePort refuses, with XPM_ERR_REUSE_PORT_UNSUPPORTED, a daemon Node
   assert.doesNotThrow(() => checkReusePort({ name: 'api', reusePort: false }, { platform: 'darwin', version: '20.0.0' }))
 })
 
-test('the daemon\'s spec check refuses reusePort outside cluster mode', () => {
+test('the daemon\'s spec check refuses reusePort outside cluster mode, and without the agent', () => {
   const base = { name: 'x', script: '/x.js', cwd: '/', interpreter: 'node', logs: { rotate: {} } }
   assert.ok(checkSpec({ ...base, execMode: 'fork', reusePort: true }).some((p) => /applies to cluster mode only/.test(p)))
   assert.ok(!checkSpec({ ...base, execMode: 'cluster', reusePort: true }).some((p) => /reusePort/.test(p)))
+  assert.ok(checkSpec({ ...base, execMode: 'cluster', reusePort: true, env: { XPM_AGENT: '0' } }).some((p) => /needs xpm's agent.*XPM_AGENT=0/.test(p)), 'no silent round-robin without the agent')
 })
 
 test('migrateReqProblem and reusePortWarnings: a warning only for reuse_port apps and a setting other than 1', () => {
