@@ -79,6 +79,25 @@ test('reuse_port: two reloads under load with tcp_migrate_req = 1 fail no reques
   assert.equal(seen.kept.failed, 0, `keep-alive: ${JSON.stringify(seen.kept.errors)}`)
 })
 
+test('reuse_port: a reload lets the old worker answer its in-flight request before it is signalled', { skip: unsupported }, async (t) => {
+  const h = createHome(t)
+  const port = await freePort()
+  const start = await h.run(['start', fixture('slow-response.js'), '-i', '1', '--reuse-port', '--name', 'slow'], { env: { PORT: String(port), SLOW_MS: '1500' } })
+  assert.equal(start.code, 0, start.stderr)
+  const [old] = (await h.jlist()).map((p) => p.pid)
+  await waitFor(async () => (await httpGet(port, '/', { timeout: 3000 })).status === 200)
+  const logs = path.join(h.home, 'logs')
+  const received = () => fs.readdirSync(logs).filter((f) => f.startsWith('slow-out')).map((f) => fs.readFileSync(path.join(logs, f), 'utf8').split('request received').length - 1).reduce((a, b) => a + b, 0)
+  const before = received()
+  const inFlight = httpGet(port, '/', { timeout: 10000 })
+  await waitFor(() => received() > before, { message: 'the slow request reached the worker' })
+  const reload = await h.run(['reload', 'slow'])
+  assert.equal(reload.code, 0, reload.stderr + reload.stdout)
+  const res = await inFlight
+  assert.equal(res.status, 200)
+  assert.equal(res.json.pid, old, 'answered by the retired worker')
+})
+
 test('reuse_port where tcp_migrate_req is not 1: the app starts, and the start warns that reloads reset queued connections', { skip: unsupported || (migrateReqProblem() ? false : 'tcp_migrate_req is 1 on this machine') }, async (t) => {
   const { h, port, res } = await startReusePort(t)
   assert.match(res.stderr, /warning: reuse_port \(api\): .*tcp_migrate_req.* each reload resets/)
