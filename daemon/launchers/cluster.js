@@ -5,6 +5,7 @@ const { ProcessHandle } = require('./handle')
 const { nodeExecArgv, hasAgent } = require('./agent-args')
 const { launchEnv } = require('./tree-env')
 const { idOptions, applyAppOptions } = require('./app-options')
+const { joinSlot } = require('./socket-handover')
 
 // A cluster worker: the daemon is its primary and routes its connections. It shares the
 // daemon's process group (cluster.fork cannot detach), so it and what it started are signalled
@@ -68,6 +69,7 @@ function launchClusterWorker (spec, appEnv, { index = 0 } = {}) {
   worker.on('disconnect', () => handle.emit('disconnect'))
   worker.on('error', () => {}) // EPIPE on a dying worker's channel; the exit event tells the story
   worker.on('exit', (code, signal) => handle.markExited(code, signal))
+  if (spec.reusePort === true) joinSlot(handle, spec.name, index) // a replacement takes over the socket
   return applyAppOptions(handle, spec, { index })
 }
 

@@ -37,7 +37,9 @@ function startAgent () {
   const agent = { metrics: null, reusePort: null }
   // reuse_port: the worker listens on its port itself, with SO_REUSEPORT (reuse-port.js).
   if (process.env.XPM_REUSE_PORT === '1' && require('./reuse-port').nodeHasReusePort()) {
-    agent.reusePort = require('./reuse-port').listenWithReusePort({ send: ipc.sendOnce })
+    const { askForSocket, shareSockets } = require('./socket-handover')
+    agent.reusePort = require('./reuse-port').listenWithReusePort({ send: ipc.sendOnce, inherit: askForSocket })
+    shareSockets(agent.reusePort.servers)
   }
   // Exit once the daemon is gone, metrics or not: a listener, no timer (exit-on-disconnect.js).
   // The app's own process.disconnect() is not the daemon going away: then only a new parent is.

@@ -41,7 +41,7 @@ function withReusePort (args, normalizeArgs) {
   return callback ? [out, callback] : [out]
 }
 
-function listenWithReusePort ({ send, proc = process } = {}) {
+function listenWithReusePort ({ send, inherit = null, proc = process } = {}) {
   const net = require('node:net')
   const servers = new Set()
   const listen = net.Server.prototype.listen
@@ -51,7 +51,17 @@ function listenWithReusePort ({ send, proc = process } = {}) {
     servers.add(this)
     this.once('close', () => servers.delete(this))
     this.once('listening', () => send({ 'xpm:agent': 'listening', address: this.address() }))
-    return listen.apply(this, changed)
+    const [options, callback] = changed
+    const port = Number(options.port)
+    if (!inherit || !Number.isInteger(port) || port < 1 || port > 65535) return listen.apply(this, changed)
+    // A replacement first asks for the socket of the worker it replaces (socket-handover.js);
+    // listen() is asynchronous in a cluster worker anyway (through the primary by default).
+    if (callback) this.once('listening', callback)
+    inherit(port).then((handle) => {
+      if (handle) listen.call(this, handle, ...(options.backlog ? [options.backlog] : []))
+      else listen.call(this, options)
+    })
+    return this
   }
   const closeAll = () => Promise.all([...servers].filter((s) => s.listening).map((s) => new Promise((resolve) => s.close(resolve))))
   // Cluster's disconnect closes the servers it handed out and only then disconnects the channel,
