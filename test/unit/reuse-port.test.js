@@ -5,7 +5,6 @@ const assert = require('node:assert/strict')
 const net = require('node:net')
 const { withReusePort, nodeHasReusePort } = require('../../lib/worker/reuse-port')
 const { checkReusePort } = require('../../daemon/check-specs')
-const { reusePortWarnings, migrateReqProblem } = require('../../lib/cli/reuse-port-warning')
 const { checkSpec } = require('../../lib/config/validate-spec')
 
 const rewrite = (...args) => withReusePort(args, net._normalizeArgs)
@@ -49,16 +48,4 @@ test('the daemon\'s spec check refuses reusePort outside cluster mode, and witho
   assert.ok(checkSpec({ ...base, execMode: 'fork', reusePort: true }).some((p) => /applies to cluster mode only/.test(p)))
   assert.ok(!checkSpec({ ...base, execMode: 'cluster', reusePort: true }).some((p) => /reusePort/.test(p)))
   assert.ok(checkSpec({ ...base, execMode: 'cluster', reusePort: true, env: { XPM_AGENT: '0' } }).some((p) => /needs xpm's agent.*XPM_AGENT=0/.test(p)), 'no silent round-robin without the agent')
-})
-
-test('migrateReqProblem and reusePortWarnings: a warning only for reuse_port apps and a setting other than 1', () => {
-  assert.equal(migrateReqProblem(() => '1\n'), null)
-  assert.equal(migrateReqProblem(() => '0\n'), 'net.ipv4.tcp_migrate_req is 0')
-  assert.match(migrateReqProblem(() => { throw new Error('ENOENT') }), /no net.ipv4.tcp_migrate_req \(Linux 5\.14/)
-  const specs = [{ name: 'api', reusePort: true }, { name: 'jobs', reusePort: false }]
-  assert.deepEqual(reusePortWarnings(specs, { readSetting: () => '1' }), [])
-  assert.deepEqual(reusePortWarnings([specs[1]], { readSetting: () => '0' }), [])
-  const [line] = reusePortWarnings(specs, { readSetting: () => '0' })
-  if (process.platform === 'linux' && nodeHasReusePort()) assert.match(line, /^reuse_port \(api\): net\.ipv4\.tcp_migrate_req is 0, so each reload resets/)
-  else assert.equal(line, undefined) // the daemon refuses the option there; its error says it all
 })

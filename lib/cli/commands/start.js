@@ -50,7 +50,6 @@ async function start (ctx) {
   const { checkDuplicates } = require('../../config/validate')
   checkDuplicates(specs, 'this command')
   await withAppSettings(specs)
-  if (!output.silent) for (const line of require('../reuse-port-warning').reusePortWarnings(specs)) process.stderr.write(`[xpm] warning: ${line}\n`)
 
   const client = await ctx.connect()
   const startedAt = Date.now()
