@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict'
 
-// Failed requests during reloads of a 2-worker app, round-robin against reuse_port, with the
+// Failed requests during reloads (and a scale down and up) of a 2-worker app, round-robin against reuse_port, with the
 // kernel's net.ipv4.tcp_migrate_req as it is here and (--both) at 1 in a user + network
 // namespace of its own (`unshare -rn`, where root of the namespace may set it). Closing a
 // SO_REUSEPORT listener resets the connections queued on it unless tcp_migrate_req is 1, which
@@ -60,6 +60,19 @@ async function reloadsUnderLoad (xpm, name, port, reloads) {
   return { reloadMs: durations, newConnections: pick(a), keepAlive: pick(b), wrkConnectionClose: w }
 }
 
+// `scale 1` then `scale 2` under the same load: scaling down retires a worker with no
+// replacement, whose socket closes (round-robin keeps the one socket in the daemon).
+async function scaleUnderLoad (xpm, name, port) {
+  const fresh = startLoad(port, { concurrency: 10, keepAlive: false, timeout: 5000 })
+  const wrk = wrkClose(port, 4)
+  await delay(500)
+  await xpm.cliOk(['scale', name, '1'])
+  await delay(500)
+  await xpm.cliOk(['scale', name, '2'])
+  const [a, w] = [await fresh.stop(), await wrk]
+  return { newConnections: { ok: a.ok, failed: a.failed, errors: a.errors }, wrkConnectionClose: w }
+}
+
 async function measureHere (reloads) {
   const xpm = new Xpm()
   const out = { node: process.version, tcpMigrateReq: migrateReq(), reloads, modes: {} }
@@ -71,6 +84,7 @@ async function measureHere (reloads) {
       xpm.track(xpm.daemonPid())
       await waitHttp(port)
       out.modes[mode] = await reloadsUnderLoad(xpm, name, port, reloads)
+      out.modes[mode].scale = await scaleUnderLoad(xpm, name, port)
       await xpm.remove(name)
     }
   } finally {
@@ -101,6 +115,7 @@ async function main () {
     for (const [mode, m] of Object.entries(r.modes)) {
       const e = (s) => `${s.failed} failed / ${s.ok ?? s.requests}${s.failed ? ' ' + JSON.stringify(s.errors) : ''}`
       console.log(`  ${mode.padEnd(12)} new-conn clients: ${e(m.newConnections)}; keep-alive: ${e(m.keepAlive)}; wrk Connection: close -c50: ${e(m.wrkConnectionClose)}; reload ms ${m.reloadMs.join(', ')}`)
+      console.log(`  ${''.padEnd(12)} scale 2 → 1 → 2: new-conn clients: ${e(m.scale.newConnections)}; wrk Connection: close -c50: ${e(m.scale.wrkConnectionClose)}`)
     }
   }
   const file = path.join(__dirname, '..', 'results', 'reuse-port-reload.json')
