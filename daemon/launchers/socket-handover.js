@@ -6,7 +6,7 @@
 // and the daemon passes it on, then closes its own copy. The daemon never listens on it or
 // accepts from it (a raw handle, not a server): it is only a courier, once per reload and port.
 // The worker's side, and why: lib/worker/socket-handover.js.
-const SHARE_TIMEOUT_MS = 800
+const SHARE_TIMEOUT_MS = 4000
 
 const slots = new Map() // `${app}\0${index}` → Set of ClusterHandle (alive, reuse_port)
 let lastId = 0
@@ -22,27 +22,33 @@ function send (child, message, handle) {
   })
 }
 
+const pending = new Map() // id → finish, for the share requests in flight
+
 // Asks `holder` for its socket on `port`; resolves the handle or null.
 function shareFrom (holder, port) {
   const child = holder.child
   const id = ++lastId
   return new Promise((resolve) => {
-    const onMessage = (msg, handle) => {
-      if (msg === null || typeof msg !== 'object' || msg.cmd !== 'NODE_XPM_SOCKET_SHARED' || msg.id !== id) return
-      finish(handle ?? null)
-    }
     const finish = (handle) => {
       clearTimeout(timer)
-      child.off('internalMessage', onMessage)
+      pending.delete(id)
       child.off('exit', onGone)
       resolve(handle)
     }
     const onGone = () => finish(null)
     const timer = setTimeout(onGone, SHARE_TIMEOUT_MS)
-    child.on('internalMessage', onMessage)
+    pending.set(id, finish)
     child.once('exit', onGone)
     send(child, { cmd: 'NODE_XPM_SOCKET_SHARE', id, port }).then((sent) => { if (!sent) finish(null) })
   })
+}
+
+// A handle that comes after its request timed out is closed at once: the daemon must never keep
+// a socket of the port's group (nobody would accept the connections the kernel queues on it).
+function onShared (msg, handle) {
+  const finish = pending.get(msg.id)
+  if (finish) finish(handle ?? null)
+  else handle?.close?.()
 }
 
 async function answer (handle, key, msg) {
@@ -62,10 +68,10 @@ function joinSlot (handle, appName, index) {
     set?.delete(handle)
     if (set?.size === 0) slots.delete(key)
   })
-  handle.child.on('internalMessage', (msg) => {
-    if (msg !== null && typeof msg === 'object' && msg.cmd === 'NODE_XPM_SOCKET_ASK' && Number.isInteger(msg.port)) {
-      answer(handle, key, msg).catch(() => {})
-    }
+  handle.child.on('internalMessage', (msg, socket) => {
+    if (msg === null || typeof msg !== 'object') return
+    if (msg.cmd === 'NODE_XPM_SOCKET_SHARED') onShared(msg, socket)
+    else if (msg.cmd === 'NODE_XPM_SOCKET_ASK' && Number.isInteger(msg.port)) answer(handle, key, msg).catch(() => {})
   })
 }
 

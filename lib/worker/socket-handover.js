@@ -11,29 +11,35 @@
 //   daemon → worker  { cmd: 'NODE_XPM_SOCKET', id } + handle or none  the answer
 //   daemon → worker  { cmd: 'NODE_XPM_SOCKET_SHARE', id, port }     to the worker being replaced
 //   worker → daemon  { cmd: 'NODE_XPM_SOCKET_SHARED', id } + handle or none
-const ASK_TIMEOUT_MS = 1000
+const ASK_TIMEOUT_MS = 5000
 
 let lastId = 0
-const waiting = new Map() // id → resolve
+const waiting = new Map() // id → finish
+const answered = new WeakSet() // the processes onAnswer listens on
 
+// Installed once and kept (an internalMessage listener keeps nothing alive): an answer that comes
+// after the timeout still brings a handle, which must be closed, or this process would hold a
+// socket of the port's group that nobody accepts on.
 function onAnswer (msg, handle) {
   if (msg === null || typeof msg !== 'object' || msg.cmd !== 'NODE_XPM_SOCKET') return
-  const resolve = waiting.get(msg.id)
-  if (resolve) resolve(handle ?? null)
-  else handle?.close?.() // came after the timeout: the worker listens on a socket of its own
+  const finish = waiting.get(msg.id)
+  if (finish) finish(handle ?? null)
+  else handle?.close?.()
 }
 
 // Resolves the listening TCP handle the daemon hands over for `port`, or null (none, no daemon,
 // or no answer within ASK_TIMEOUT_MS).
 function askForSocket (port, { proc = process } = {}) {
   if (proc.connected !== true) return Promise.resolve(null)
-  if (waiting.size === 0) proc.on('internalMessage', onAnswer)
+  if (!answered.has(proc)) {
+    answered.add(proc)
+    proc.on('internalMessage', onAnswer)
+  }
   const id = ++lastId
   return new Promise((resolve) => {
     const finish = (handle) => {
       clearTimeout(timer)
       waiting.delete(id)
-      if (waiting.size === 0) proc.off('internalMessage', onAnswer)
       resolve(handle)
     }
     // ref'd: the app has nothing else keeping it alive before it listens
@@ -47,7 +53,6 @@ function askForSocket (port, { proc = process } = {}) {
   })
 }
 
-// Answers the daemon's share requests with the handle of the server listening on that port.
 // Each server is handed over once: an app with two servers on one port (IPv4 and IPv6, say)
 // gets them back in the order it listens, as the worker it replaces did.
 function shareSockets (servers, { proc = process } = {}) {

@@ -84,7 +84,7 @@ test('an old worker that does not answer in time: the replacement gets no socket
   spare.child.emit('internalMessage', { cmd: 'NODE_XPM_SOCKET_ASK', id: 3, port: 3000 })
   await shareAsked
   const answered = once(spare.child, 'sent')
-  t.mock.timers.tick(800)
+  t.mock.timers.tick(4000)
   const [answer] = await answered
   assert.equal(answer.handle, null)
 })
@@ -112,4 +112,33 @@ test('the worker side: asks, takes the handle of its answer; the old worker hand
   proc.on('out', (out) => shares.push(out))
   for (let id = 1; id <= 3; id++) proc.emit('internalMessage', { cmd: 'NODE_XPM_SOCKET_SHARE', id, port: 3000 })
   assert.deepEqual(shares.map((s) => s.handle), [a._handle, b._handle, null])
+})
+
+test('a socket handed over after its request timed out is closed, by the daemon and by the worker', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] })
+  const name = slot()
+  const [old, spare] = [new FakeHandle(), new FakeHandle()]
+  joinSlot(old, name, 0)
+  joinSlot(spare, name, 0)
+  const shareAsked = once(old.child, 'sent')
+  spare.child.emit('internalMessage', { cmd: 'NODE_XPM_SOCKET_ASK', id: 4, port: 3000 })
+  const [{ message: ask }] = await shareAsked
+  const answered = once(spare.child, 'sent')
+  t.mock.timers.tick(4000)
+  await answered
+  const late = { closed: false, close () { this.closed = true } }
+  old.child.emit('internalMessage', { cmd: 'NODE_XPM_SOCKET_SHARED', id: ask.id }, late)
+  assert.equal(late.closed, true, 'the daemon keeps no socket of the group')
+
+  const proc = new EventEmitter()
+  proc.connected = true
+  proc.send = (message, cb) => { proc.emit('out', message); cb?.(null) }
+  const out = once(proc, 'out')
+  const asked = askForSocket(3000, { proc })
+  const [message] = await out
+  t.mock.timers.tick(5000)
+  assert.equal(await asked, null)
+  const lateToWorker = { closed: false, close () { this.closed = true } }
+  proc.emit('internalMessage', { cmd: 'NODE_XPM_SOCKET', id: message.id }, lateToWorker)
+  assert.equal(lateToWorker.closed, true, 'the worker keeps no socket it does not listen on')
 })
