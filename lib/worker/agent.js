@@ -36,7 +36,9 @@ function startAgent () {
   }
   const agent = { metrics: null, reusePort: null }
   // reuse_port: the worker listens on its port itself, with SO_REUSEPORT (reuse-port.js).
-  if (process.env.XPM_REUSE_PORT === '1' && require('./reuse-port').nodeHasReusePort()) {
+  // Only in cluster workers (the daemon sets it for them alone; a fork-mode app whose own env has
+  // it would wait for a hand-over nobody answers).
+  if (process.env.XPM_REUSE_PORT === '1' && require('./reuse-port').nodeHasReusePort() && require('node:cluster').isWorker) {
     const { askForSocket, shareSockets } = require('./socket-handover')
     agent.reusePort = require('./reuse-port').listenWithReusePort({ send: ipc.sendOnce, inherit: askForSocket })
     shareSockets(agent.reusePort.servers)
