@@ -11,6 +11,11 @@
 // alone: port 0 (each worker would get a different port, where cluster gives them one shared
 // port), Unix sockets, fds and handles, and a listen that already says reusePort or exclusive.
 //
+// A reload's replacement does not open a socket of its own: it listens on the socket of the worker
+// it replaces, which the daemon asks that worker for and hands over (`inherit`,
+// socket-handover.js). Closing a SO_REUSEPORT socket resets the connections queued on it (unless
+// net.ipv4.tcp_migrate_req is 1); a socket two processes hold is not closed when one lets go.
+//
 // Since the primary never sees these listens, Node's cluster `listening` event does not fire:
 // the agent reports { 'xpm:agent': 'listening', address } over IPC instead (the daemon's
 // readiness waits for it, daemon/launchers/cluster.js). And cluster's disconnect closes only the
