@@ -58,6 +58,33 @@ test('reuse_port: each worker listens itself, readiness comes from the agent, an
   assert.deepEqual([...seen].sort(), [...workers].sort(), 'the kernel spreads new connections over both workers')
 })
 
+// The inodes of the listening TCP sockets on `port`, from the kernel's tables (state 0A: LISTEN).
+function listenersOn (port) {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0')
+  const inodes = []
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = ''
+    try { text = fs.readFileSync(table, 'utf8') } catch { continue }
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/)
+      if (fields[3] === '0A' && fields[1]?.endsWith(`:${hex}`)) inodes.push(fields[9])
+    }
+  }
+  return inodes.sort()
+}
+
+test('reuse_port: one listening socket per worker; a reload keeps the same sockets (handed over), scale adds and removes one', { skip: unsupported }, async (t) => {
+  const { h, port } = await startReusePort(t)
+  const two = await waitFor(() => listenersOn(port).length === 2 && listenersOn(port), { message: '2 listening sockets' })
+  assert.equal((await h.run(['reload', 'api'])).code, 0)
+  assert.deepEqual(listenersOn(port), two, 'the replacements listen on the sockets of the workers they replaced')
+  assert.equal((await h.run(['scale', 'api', '3'])).code, 0)
+  await waitFor(() => listenersOn(port).length === 3, { message: '3 listening sockets' })
+  assert.equal((await h.run(['scale', 'api', '1'])).code, 0)
+  await waitFor(() => listenersOn(port).length === 1, { message: '1 listening socket' })
+  assert.equal((await httpGet(port)).status, 200)
+})
+
 // Without tcp_migrate_req, closing a SO_REUSEPORT socket resets the connections queued on it: a
 // reload must close none (the replacement takes over the old worker's socket). Run in a network
 // namespace of its own with the setting at 0 where one can be made, else on this machine as it is.
