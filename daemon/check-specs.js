@@ -4,6 +4,7 @@ const fs = require('node:fs')
 const { XpmError } = require('../lib/shared/errors')
 const { validateSpec } = require('../lib/shared/config/validate-spec')
 const { MAX_APPS } = require('../lib/shared/config/limits')
+const { nodeHasReusePort } = require('../lib/agent/reuse-port')
 
 // Specs arrive over the socket already normalized by lib/shared/config in the CLI; the daemon checks
 // them again with the same rules (lib/shared/config/validate-spec.js), so a hand-written client can
@@ -17,12 +18,27 @@ function checkSpecs (specs) {
       { details: { max: MAX_APPS, given: specs.length } })
   }
   const checked = specs.map((spec) => validateSpec(spec))
+  for (const spec of checked) checkReusePort(spec)
   const seen = new Set()
   for (const { name } of checked) {
     if (seen.has(name)) throw new XpmError('XPM_ERR_DUPLICATE_APP', `two app specs are named "${name}"; app names must be unique`, { details: { name } })
     seen.add(name)
   }
   return checked
+}
+
+// reuse_port is done by the workers' Node, which is the daemon's (cluster.fork runs
+// process.execPath): where it cannot listen with SO_REUSEPORT, the app is refused, not started
+// with round-robin behind the user's back.
+function checkReusePort (spec, { platform = process.platform, version = process.versions.node } = {}) {
+  if (spec.reusePort !== true) return
+  const problem = platform !== 'linux'
+    ? `this daemon runs on ${platform}; it is supported on Linux only`
+    : nodeHasReusePort(version) ? null : `this daemon runs Node ${version}; it needs Node 22.12 or later (23.1 or later on the 23 line), where net.Server#listen has reusePort`
+  if (problem) {
+    throw new XpmError('XPM_ERR_REUSE_PORT_UNSUPPORTED', `reuse_port of app "${spec.name}": ${problem}. Leave reuse_port out to use round-robin, or run xpm (\`xpm kill\`, then any command) with a newer Node`,
+      { details: { name: spec.name, platform, node: version } })
+  }
 }
 
 // What the daemon can only learn from the file system, asked asynchronously (never sync I/O in
@@ -60,4 +76,4 @@ function checkCapacity (specs, knownNames) {
   }
 }
 
-module.exports = { checkSpecs, checkPaths, checkCapacity }
+module.exports = { checkSpecs, checkPaths, checkCapacity, checkReusePort }

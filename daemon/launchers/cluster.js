@@ -5,6 +5,7 @@ const { ProcessHandle } = require('./handle')
 const { nodeExecArgv, hasAgent } = require('./agent-args')
 const { launchEnv } = require('./tree-env')
 const { idOptions, applyAppOptions } = require('./app-options')
+const { joinSlot } = require('./socket-handover')
 
 // A cluster worker: the daemon is its primary and routes its connections. It shares the
 // daemon's process group (cluster.fork cannot detach), so it and what it started are signalled
@@ -16,6 +17,13 @@ class ClusterHandle extends ProcessHandle {
   }
 
   get announcesListening () { return true }
+
+  // With reuse_port the worker listens itself, the primary never hears of it: the agent says so
+  // (lib/agent/reuse-port.js), and that is the same `listening` as the primary's.
+  received (msg) {
+    super.received(msg)
+    if (msg !== null && typeof msg === 'object' && msg['xpm:agent'] === 'listening') this.emit('listening', msg.address ?? null)
+  }
 
   // The primary stops routing new connections to the worker and its servers close once their
   // in-flight requests finish.
@@ -36,6 +44,8 @@ class ClusterHandle extends ProcessHandle {
 // wrapper that require()s it), so ES-module apps load exactly as under plain `node`.
 function launchClusterWorker (spec, appEnv, { index = 0 } = {}) {
   const { env, tag, tree } = launchEnv(spec, appEnv, index)
+  if (spec.reusePort === true) env.XPM_REUSE_PORT = '1' // the worker listens itself (lib/agent/reuse-port.js)
+  else delete env.XPM_REUSE_PORT
   cluster.setupPrimary({
     exec: spec.script,
     args: spec.args || [],
@@ -59,6 +69,7 @@ function launchClusterWorker (spec, appEnv, { index = 0 } = {}) {
   worker.on('disconnect', () => handle.emit('disconnect'))
   worker.on('error', () => {}) // EPIPE on a dying worker's channel; the exit event tells the story
   worker.on('exit', (code, signal) => handle.markExited(code, signal))
+  if (spec.reusePort === true) joinSlot(handle, spec.name, index) // a replacement takes over the socket
   return applyAppOptions(handle, spec, { index })
 }
 

@@ -1,6 +1,7 @@
 'use strict'
 
 const { validateSpec } = require('../../lib/shared/config/validate-spec')
+const { checkReusePort } = require('../check-specs')
 
 // Puts saved apps back into the supervisor in two steps, so the daemon can answer (and list the
 // apps) while orphans of a crashed daemon are still being stopped:
@@ -10,7 +11,7 @@ const { validateSpec } = require('../../lib/shared/config/validate-spec')
 //             A command accepted in between (`xpm stop all` during the recovery) changed the
 //             intent, and the start follows it.
 // An app whose name the supervisor already has is left alone: a restore never duplicates.
-function registerApps (supervisor, state, { validate = validateSpec, logger = null } = {}) {
+function registerApps (supervisor, state, { validate = validateSpec, logger = null, reusePort = checkReusePort } = {}) {
   const skipped = []
   const registered = []
   const saved = state.apps.filter((app) => {
@@ -28,6 +29,9 @@ function registerApps (supervisor, state, { validate = validateSpec, logger = nu
       skipped.push({ name: entry.spec.name, action: 'skipped', reason: err.message })
       continue
     }
+    // Saved by a daemon on a newer Node: the app comes back, its workers listen through the
+    // daemon (round-robin) until a daemon that can do reuse_port runs it (lib/agent/reuse-port.js).
+    try { reusePort(spec) } catch (err) { logger?.warn({ event: 'restore', app: spec.name }, `${err.message}; restored with round-robin meanwhile`) }
     const slots = [...entry.instances].sort((a, b) => a.index - b.index)
     const app = supervisor.addApp(spec, { listens: entry.listens === true, slots: slots.map((i) => ({ index: i.index, id: keepIds ? i.id : null })) })
     slots.forEach((saved, n) => {

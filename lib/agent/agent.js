@@ -9,7 +9,8 @@
 // address, and may well be in an app's environment); XPM_METRICS_INTERVAL fixes the report
 // interval in ms (at least 100) instead of the daemon's schedule. XPM_PROBES=1 (set by the
 // daemon for an app with an HTTP or TCP probe) answers the daemon's probes from inside the
-// worker (probe.js).
+// worker (probe.js). XPM_REUSE_PORT=1 (reuse_port: true) makes a cluster worker listen on its
+// ports itself, with SO_REUSEPORT (reuse-port.js).
 
 const { forgetPreload } = require('./options')
 
@@ -33,13 +34,22 @@ function startAgent () {
     probe.trackServers()
     process.on('internalMessage', probe.onProbeMessage)
   }
-  const agent = { metrics: null }
+  const agent = { metrics: null, reusePort: null }
+  // reuse_port: the worker listens on its port itself, with SO_REUSEPORT (reuse-port.js).
+  // Only in cluster workers (the daemon sets it for them alone; a fork-mode app whose own env has
+  // it would wait for a hand-over nobody answers).
+  if (process.env.XPM_REUSE_PORT === '1' && require('./reuse-port').nodeHasReusePort() && require('node:cluster').isWorker) {
+    const { askForSocket, shareSockets } = require('./socket-handover')
+    agent.reusePort = require('./reuse-port').listenWithReusePort({ send: ipc.sendOnce, inherit: askForSocket })
+    shareSockets(agent.reusePort.servers)
+  }
   // Exit once the daemon is gone, metrics or not: a listener, no timer (exit-on-disconnect.js).
   // The app's own process.disconnect() is not the daemon going away: then only a new parent is.
   const { onChannelClosed, exitAfterDisconnect, trackOwnDisconnect, onParentGone } = require('./exit-on-disconnect')
   const disconnectedItself = trackOwnDisconnect()
   agent.disconnect = onChannelClosed(() => {
     agent.metrics?.stop()
+    agent.reusePort?.closeAll()
     if (disconnectedItself()) onParentGone(() => exitAfterDisconnect({ graceMs: DISCONNECT_GRACE_MS }))
     else exitAfterDisconnect({ graceMs: DISCONNECT_GRACE_MS })
   })

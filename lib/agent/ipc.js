@@ -26,4 +26,16 @@ function send (message) {
   return true
 }
 
-module.exports = { send, connected }
+// A message that must not be dropped, and of which there are only a few (one per listen):
+// sent even while a report is in flight.
+function sendOnce (message) {
+  if (process.connected !== true) return false
+  try {
+    process.send(message, () => {})
+  } catch {
+    return false
+  }
+  return true
+}
+
+module.exports = { send, sendOnce, connected }

@@ -93,7 +93,7 @@ test('intervalFrom reads XPM_METRICS_INTERVAL with a default and a floor', () =>
 })
 
 test('forgetPreload removes only the agent from execArgv, in every spelling', () => {
-  const file = '/abs/lib/worker/agent.js'
+  const file = '/abs/lib/agent/agent.js'
   assert.deepEqual(forgetPreload(['--max-old-space-size=64', '--require', file, '-r', '/other.js'], file),
     ['--max-old-space-size=64', '-r', '/other.js'])
   assert.deepEqual(forgetPreload(['-r', file, `--require=${file}`, '--inspect'], file), ['--inspect'])

@@ -180,3 +180,15 @@ test('runtime exit status: 0 for a stop as asked, the code of a failure otherwis
   assert.equal(allEnded([inst('stopped'), inst('errored')]), true)
   assert.equal(allEnded([inst('stopped'), inst('waiting restart')]), false)
 })
+
+test('an app saved with reuse_port, restored by a daemon that cannot do it, comes back (round-robin) and the log says so', () => {
+  const sup = newSupervisor()
+  const warnings = []
+  const logger = { warn: (fields, msg) => warnings.push(msg), error () {} }
+  const refuse = (s) => { if (s.reusePort) throw new Error(`reuse_port of app "${s.name}": this daemon runs Node 20.0.0`) }
+  const state = parseState({ version: 1, apps: [{ spec: spec('api', { execMode: 'cluster', reusePort: true }), desired: 'online' }] })
+  const { registered, skipped } = registerApps(sup, state, { validate: (s) => s, logger, reusePort: refuse })
+  assert.deepEqual(registered.map((a) => a.name), ['api'])
+  assert.deepEqual(skipped, [])
+  assert.match(warnings[0], /reuse_port of app "api": this daemon runs Node 20\.0\.0; restored with round-robin meanwhile/)
+})

@@ -53,6 +53,8 @@ function checkSpec (spec) {
     if (bound) problems.push(`${where} (${option.key}) should be ${bound}, got ${show(value)}`)
   }
   if (spec.execMode === 'cluster' && spec.interpreter !== clusterInterpreter(spec.interpreter)) problems.push('execMode "cluster" needs interpreter "node"')
+  if (spec.reusePort === true && spec.execMode !== 'cluster') problems.push('reusePort (reuse_port) applies to cluster mode only (exec_mode "cluster", or instances on a Node script): a fork-mode process already listens itself')
+  if (spec.reusePort === true && isPlainObject(spec.env) && spec.env.XPM_AGENT === '0') problems.push('reusePort (reuse_port) needs xpm\'s agent in the workers, and the app\'s env has XPM_AGENT=0')
   if (spec.metrics === true && isText(spec.interpreter) && !isNodeRuntime(spec.interpreter)) problems.push('metrics needs a Node interpreter (the agent is a Node preload)')
   const privilege = (Number.isSafeInteger(spec.uid) || Number.isSafeInteger(spec.gid)) ? privilegeProblem({ uid: spec.uid ?? null, gid: spec.gid ?? null }) : null
   if (privilege) problems.push(privilege)
