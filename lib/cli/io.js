@@ -25,6 +25,7 @@ function createIo ({ stdout = process.stdout, stderr = process.stderr, stdin = p
       color: null // null: from the terminal (lib/shared/logs/format-line.js shouldColor)
     },
     exitCode: undefined,
+    argv: [], // the command line this program runs (run(argv)); `start --no-daemon` hands its flags on
 
     // The files of this program's XPM_HOME (from env: XPM_HOME, PM2_HOME, ~/.xpm).
     paths () {
