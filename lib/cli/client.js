@@ -126,9 +126,10 @@ function connectOnce (socketPath, { timeout = 3000 } = {}) {
 // Connects to the daemon of XPM_HOME, starting one when none answers. Nobody answering on
 // daemon.sock is not yet "no daemon": the lock (lib/shared/daemon-lock.js) says whether one holds this
 // XPM_HOME — starting (wait for its socket), running (it has just listened on a removed socket
-// again) or shutting down (wait for it to exit, then start a new one). stderr: where that wait is said.
-async function connect ({ home, autoStart = true, timeout = 10000, shutdownWait = 120000, stderr = process.stderr } = {}) {
-  const paths = homePaths(home)
+// again) or shutting down (wait for it to exit, then start a new one). stderr: where that wait is said;
+// env: the environment a daemon started here inherits.
+async function connect ({ home, autoStart = true, timeout = 10000, shutdownWait = 120000, stderr = process.stderr, env = process.env } = {}) {
+  const paths = homePaths(home, env)
   require('../shared/safe-fs').ensureSafeHome(paths.home, { create: false })
   // The lock and spawn modules (node:crypto, node:child_process) load only when the first connect
   // fails: a CLI talking to a running daemon is spared their load time.
@@ -162,7 +163,7 @@ async function connect ({ home, autoStart = true, timeout = 10000, shutdownWait 
     await require('./daemon-spawn').waitForSocket(paths, { timeout }).catch((err) => { last = err })
   }
   if (!autoStart) throw wrapUnreachable(last, paths)
-  await require('./daemon-spawn').startDaemon(paths, { timeout })
+  await require('./daemon-spawn').startDaemon(paths, { timeout, env })
   return connectOnce(paths.socket).catch((err) => { throw wrapUnreachable(err, paths) })
 }
 

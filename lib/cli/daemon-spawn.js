@@ -14,14 +14,15 @@ const DAEMON_ENTRY = path.join(__dirname, '..', '..', 'daemon', 'index.js')
 // exits, so both CLIs end up talking to the same one.
 // A mistyped XPM_METRICS (the daemon's Prometheus address, read once at its start) is refused
 // here, exit 2, before any daemon exists: the daemon itself would only log it and serve nothing.
-async function startDaemon (paths, { timeout = 10000 } = {}) {
-  require('../shared/metrics-address').parseMetricsAddress(process.env.XPM_METRICS, { from: 'XPM_METRICS' })
+// env: the CLI's environment, which the daemon inherits.
+async function startDaemon (paths, { timeout = 10000, env: cliEnv = process.env } = {}) {
+  require('../shared/metrics-address').parseMetricsAddress(cliEnv.XPM_METRICS, { from: 'XPM_METRICS' })
   const { ensureSafeHome, openAppendNoFollowSync } = require('../shared/safe-fs')
   ensureSafeHome(paths.home, { create: true })
   const out = openAppendNoFollowSync(paths.daemonStdio)
   // A CLI run by an app (a deploy script under xpm) carries that app's tree tags: the daemon it
   // starts must not, or it would count as a leftover of that app (lib/shared/tree-tag.js).
-  const env = { ...process.env, XPM_HOME: paths.home }
+  const env = { ...cliEnv, XPM_HOME: paths.home }
   delete env.XPM_TREE
   delete env.XPM_LAUNCH
   const child = spawn(process.execPath, [DAEMON_ENTRY], {

@@ -18,13 +18,14 @@ function createIo ({ stdout = process.stdout, stderr = process.stderr, stdin = p
     stdin,
     env, // the environment the CLI runs in: apps started from it get it, as PM2 gives them
     cwd, // where relative scripts and ecosystem files are found
-    connect: connect ?? ((options) => require('./client').connect({ home: io.paths().home, ...options, stderr })),
+    connect: connect ?? ((options) => require('./client').connect({ home: io.paths().home, ...options, stderr, env })),
     output: {
       silent: truthy(env.XPM_SILENT) || truthy(env.PM2_SILENT),
       mini: false,
       color: null // null: from the terminal (lib/shared/logs/format-line.js shouldColor)
     },
     exitCode: undefined,
+    argv: [], // the command line this program runs (run(argv)); `start --no-daemon` hands its flags on
 
     // The files of this program's XPM_HOME (from env: XPM_HOME, PM2_HOME, ~/.xpm).
     paths () {

@@ -81,6 +81,7 @@ function createProgram ({ stdout, stderr, stdin, connect, env, cwd } = {}) {
 }
 
 async function runProgram (argv, io) {
+  io.argv = argv
   const fast = argv.length === 3 && Object.hasOwn(FAST_PATH, argv[2]) ? FAST_PATH[argv[2]] : null
   if (fast) {
     await action(io, require(`./commands/${fast[0]}`)[fast[1]])({})

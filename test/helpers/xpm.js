@@ -15,7 +15,9 @@ const FIXTURES = path.join(ROOT, 'test', 'fixtures')
 // A private XPM_HOME with helpers bound to it. cleanup() stops the daemon and every process
 // it started, by pid, and removes the folder. inProcess: run() runs the CLI in this process
 // (helpers/cli.js) instead of spawning bin/xpm for each command; the daemon is real either way.
+// XPM_TEST_SPAWN_CLI=1 spawns bin/xpm for every test all the same (the end-to-end way).
 function createHome (t, { inProcess = false } = {}) {
+  if (process.env.XPM_TEST_SPAWN_CLI === '1') inProcess = false
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-test-'))
   const env = { ...process.env, XPM_HOME: home, FORCE_COLOR: '0' }
   delete env.NODE_TEST_CONTEXT

@@ -11,7 +11,7 @@ const path = require('node:path')
 const { createHome, runXpm, freePort, httpGet, fixture } = require('../helpers/xpm')
 
 test('apply: a new DB_URL read by the file is a change; a shell without OLDPWD is not; an autostart: false app does not plan "start"', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const dir = path.join(h.home, 'app')
   fs.mkdirSync(dir)
   const port = await freePort()

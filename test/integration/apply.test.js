@@ -22,7 +22,7 @@ function ecosystem (dir, { greeting, withOld = true, apiPort, webPort }) {
 }
 
 test('apply: plan, start, idempotent, --dry-run changes nothing, only the changed app reloads with no failed request, --prune deletes', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const dir = path.join(h.home, 'app')
   fs.mkdirSync(dir)
   const [apiPort, webPort] = [await freePort(), await freePort()]

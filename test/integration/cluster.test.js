@@ -6,7 +6,7 @@ const { createHome, waitFor, freePort, httpGet, fixture, isAlive } = require('..
 const { startLoad } = require('../helpers/load')
 
 test('-i 2: two pids answer on one port; kill -9 of one worker → replaced, restart count 1, the port keeps answering', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const port = await freePort()
   const res = await h.run(['start', fixture('echo-http.js'), '-i', '2', '--name', 'web'], { env: { PORT: String(port) } })
   assert.equal(res.code, 0, res.stderr + res.stdout)
@@ -45,7 +45,7 @@ test('-i 2: two pids answer on one port; kill -9 of one worker → replaced, res
 })
 
 test('the app gets the CLI environment and NODE_APP_INSTANCE; -i max uses every core', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const port = await freePort()
   const res = await h.run(['start', fixture('echo-http.js'), '-i', 'max', '--name', 'envy'], { env: { PORT: String(port), MY_SETTING: 'from-cli' } })
   assert.equal(res.code, 0, res.stderr)
@@ -64,7 +64,7 @@ test('the app gets the CLI environment and NODE_APP_INSTANCE; -i max uses every 
 })
 
 test('-i -1 means one fewer than the cores (at least 1); a bad -i value exits 2 and starts nothing', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const bad = await h.run(['start', fixture('echo-http.js'), '-i', 'maxx'])
   assert.equal(bad.code, 2)
   assert.match(bad.stderr, /instances.*maxx/)
@@ -76,7 +76,7 @@ test('-i -1 means one fewer than the cores (at least 1); a bad -i value exits 2 
 })
 
 test('xpm kill stops every app gracefully and leaves no process behind', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const port = await freePort()
   assert.equal((await h.run(['start', fixture('echo-http.js'), '-i', '2', '--name', 'a'], { env: { PORT: String(port) } })).code, 0)
   assert.equal((await h.run(['start', fixture('heartbeat.sh'), '--name', 'b'])).code, 0)

@@ -254,7 +254,7 @@ for (const seed of SEEDS) {
     t.diagnostic(`seed ${seed} (${batches.flat().length} commands in ${batches.length} batches); reproduce: ${reproduce}`)
     console.log(`[concurrency] seed ${seed}`)
 
-    const h = createHome(t)
+    const h = createHome(t, { inProcess: true })
     const port = await freePort()
     const specs = {
       web: await specFor(h, fixture('idle-http.js'), { name: 'web', instances: '2', minUptime: '300ms' }, { PORT: String(port) }),

@@ -22,7 +22,7 @@ function running (pid) {
 }
 
 test('resurrect with a damaged dump.pm2: the backup\'s apps start, it says what was used and what may be missing, exits 1, and sets the damaged file aside', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const dump = path.join(h.home, 'dump.pm2')
   ok(await h.run(['start', fixture('idle.js'), '--name', 'api']))
   ok(await h.run(['save']))
@@ -54,7 +54,7 @@ test('resurrect with a damaged dump.pm2: the backup\'s apps start, it says what 
 })
 
 test('a crash with a damaged state.json: state.json.bak is used, the orphan is reaped, the app restored, with a warning', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const state = path.join(h.home, 'state.json')
   // not Node (no agent) and writing nothing (no broken pipe): this child outlives a daemon
   // crash, and only state.json names it
@@ -90,7 +90,7 @@ test('a crash with a damaged state.json: state.json.bak is used, the orphan is r
 })
 
 test('a stale update.json from an interrupted `xpm update` is ignored and removed at a later start', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const updateFile = path.join(h.home, 'update.json')
   fs.mkdirSync(h.home, { recursive: true, mode: 0o700 })
   const spec = { name: 'deleted-long-ago', script: fixture('idle.js'), cwd: path.dirname(fixture('idle.js')), instances: 1, execMode: 'fork', interpreter: 'node', env: {} }

@@ -39,7 +39,7 @@ const LIVENESS_REASON = {
 
 for (const kind of ['http', 'tcp', 'exec']) {
   test(`${kind} probes: readiness gates the start and each reload replacement; liveness replaces only the failing worker, the port always answering`, async (t) => {
-    const h = createHome(t)
+    const h = createHome(t, { inProcess: true })
     const dir = tmpDir(t)
     const [port, healthPort] = [await freePort(), await freePort()]
     const env = { PORT: String(port), HEALTH_PORT: String(healthPort), HEALTH_DIR: dir }
@@ -82,7 +82,7 @@ for (const kind of ['http', 'tcp', 'exec']) {
 }
 
 test('xpm list shows a running process that fails its readiness probe as not ready', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const dir = tmpDir(t)
   const port = await freePort()
   const res = await h.run(['start', fixture('health-app.js'), '--name', 'nr', '--readiness', '{"http":"/healthz","interval":"200ms","failure_threshold":2}'], { env: { PORT: String(port), HEALTH_DIR: dir } })
@@ -101,7 +101,7 @@ test('xpm list shows a running process that fails its readiness probe as not rea
 })
 
 test('watchdog: a worker that blocks its loop for 5 s with max_event_loop_delay 1s is replaced, reason shown', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const dir = tmpDir(t)
   const port = await freePort()
   const res = await h.run(['start', fixture('block-once.js'), '--name', 'wd', '-i', '1', '--max-event-loop-delay', '1s'], {
@@ -126,7 +126,7 @@ test('watchdog: a worker that blocks its loop for 5 s with max_event_loop_delay 
 })
 
 test('https probes: an HTTPS app passes its https readiness probe, in cluster mode through the agent and without the agent over TLS (an http probe never could)', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const cluster = await h.run(['start', fixture('https-app.js'), '--name', 'tls-cluster', '-i', '2', '--readiness', 'https:/healthz', '--listen-timeout', '8000', '--json'])
   assert.equal(cluster.code, 0, cluster.stdout + cluster.stderr)
   const port = await freePort()
@@ -138,7 +138,7 @@ test('https probes: an HTTPS app passes its https readiness probe, in cluster mo
 })
 
 test('a liveness failure queued behind `xpm reload` does not replace the reload\'s new, healthy worker, nor blame it', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const dir = tmpDir(t)
   const port = await freePort()
   const env = { PORT: String(port), HEALTH_DIR: dir }
@@ -172,7 +172,7 @@ test('a liveness failure queued behind `xpm reload` does not replace the reload\
 })
 
 test('one app\'s slow exec probes do not keep another app from starting (the exec slots are per app)', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   // four processes whose liveness command hangs for its whole 20 s timeout, again and again
   const slow = await h.run(['start', fixture('idle.js'), '--name', 'slow', '-i', '4', '--liveness', JSON.stringify({ exec: 'sleep 30', timeout: '20s', interval: '100ms' })])
   assert.equal(slow.code, 0, slow.stderr)

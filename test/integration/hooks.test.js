@@ -15,7 +15,7 @@ function daemonEvents (home) {
 }
 
 test('a hook receives a crash event with the app, pid, exit code and cause; a failing hook is logged', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const out = path.join(h.home, 'hook-events.jsonl')
   const eco = path.join(h.home, 'ecosystem.config.js')
   const recorder = `"${process.execPath}" "${fixture('hook-recorder.js')}"`
@@ -53,7 +53,7 @@ test('a hook receives a crash event with the app, pid, exit code and cause; a fa
 
 test('a hook still running at `xpm kill` ends with everything it started', async (t) => {
   const { pidsWithEnv } = require('../helpers/procs')
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const mark = `${process.pid}-${Date.now()}`
   const eco = path.join(h.home, 'ecosystem.config.js')
   fs.writeFileSync(eco, `module.exports = { apps: [{

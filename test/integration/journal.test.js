@@ -10,7 +10,7 @@ const path = require('node:path')
 const { createHome, waitFor, isAlive, fixture } = require('../helpers/xpm')
 
 test('xpm why after a crash, a memory-limit restart and a reload; the journal outlives kill -9 of the daemon', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const dir = path.join(h.home, 'app-state')
   fs.mkdirSync(dir)
   const res = await h.run(['start', fixture('journal-app.js'), '--name', 'j', '--max-memory-restart', '100M'], { env: { JOURNAL_DIR: dir } })

@@ -20,7 +20,7 @@ function readRotated (file) {
 }
 
 test('two cluster workers write 100,000 numbered lines each in a burst: every line lands exactly once', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const res = await h.run(['start', fixture('spew-lines.js'), '-i', '2', '--name', 'burst', '--merge-logs'], { env: { SPEW_COUNT: '100000', SPEW_HTTP: '1' } })
   assert.equal(res.code, 0, res.stderr)
   const file = path.join(h.home, 'logs', 'burst-out.log')
@@ -39,7 +39,7 @@ test('two cluster workers write 100,000 numbered lines each in a burst: every li
 })
 
 test('a flood past the rotation limit: file count and size stay bounded, no line lost between the kept files', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const res = await h.run(['start', fixture('spew-lines.js'), '--name', 'flood', '--log-max-size', '64K', '--log-max-files', '3'], { env: { SPEW_COUNT: '200000' } })
   assert.equal(res.code, 0, res.stderr)
   const file = path.join(h.home, 'logs', 'flood-out.log')
@@ -54,7 +54,7 @@ test('a flood past the rotation limit: file count and size stay bounded, no line
 })
 
 test('xpm logs --lines 20 --nostream prints exactly the last 20 lines; a following xpm logs receives a new line', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   assert.equal((await h.run(['start', fixture('spew-lines.js'), '--name', 'few'], { env: { SPEW_COUNT: '500' } })).code, 0)
   const file = path.join(h.home, 'logs', 'few-out.log')
   await waitFor(() => readLines(file).length === 500)
@@ -85,7 +85,7 @@ test('xpm logs --lines 20 --nostream prints exactly the last 20 lines; a followi
 })
 
 test('flush while the app writes: no error, later lines appear', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   assert.equal((await h.run(['start', fixture('tick-lines.js'), '--name', 'tk'], { env: { TICK_MS: '20' } })).code, 0)
   const file = path.join(h.home, 'logs', 'tk-out.log')
   await waitFor(() => readLines(file).length > 20)
@@ -98,7 +98,7 @@ test('flush while the app writes: no error, later lines appear', async (t) => {
 })
 
 test('--time puts a timestamp on every line in cluster and fork mode; -l writes the combined file', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const combined = path.join(h.home, 'combined.txt')
   assert.equal((await h.run(['start', fixture('tick-lines.js'), '-i', '2', '--name', 'cl', '--merge-logs', '--time', '-l', combined])).code, 0)
   assert.equal((await h.run(['start', fixture('tick-lines.js'), '--name', 'fk', '--time'])).code, 0)

@@ -19,7 +19,7 @@ const { quietList, assertTracked, assertNoneAlive } = require('../helpers/overla
 const COUNT = 30
 
 test(`${COUNT} fork-mode apps from one ecosystem file come online from one start, exit 0; delete all leaves nothing`, { timeout: 180000 }, async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-many-'))
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   fs.copyFileSync(fixture('rendezvous.js'), path.join(dir, 'rendezvous.js'))

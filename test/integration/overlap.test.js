@@ -15,7 +15,7 @@ const { specFor, daemonClient, quietList, assertTracked, assertNoneAlive, outcom
 const quiet = (h) => quietList(() => h.jlist())
 
 test('stop during a reload: the reload is cancelled by stop, nothing of the app survives, a later start brings up exactly 2', { timeout: 120000 }, async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const port = await freePort()
   const env = { PORT: String(port), LISTEN_DELAY_MS: '3000' }
   const started = await h.run(['start', fixture('slow-listen.js'), '--name', 'api', '-i', '2'], { env })
@@ -60,7 +60,7 @@ test('stop during a reload: the reload is cancelled by stop, nothing of the app 
 })
 
 test('delete during a reload: the reload is cancelled by delete, the list is empty, nothing of the app survives', { timeout: 120000 }, async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const port = await freePort()
   const started = await h.run(['start', fixture('slow-listen.js'), '--name', 'api', '-i', '2'], { env: { PORT: String(port), LISTEN_DELAY_MS: '3000' } })
   assert.equal(started.code, 0, started.stderr)
@@ -95,7 +95,7 @@ test('delete during a reload: the reload is cancelled by delete, the list is emp
 })
 
 test('start while the app is stopping: the start runs after the stop, one adopted process, and kill leaves nothing', { timeout: 120000 }, async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const env = { EXIT_DELAY_MS: '4000' }
   const started = await h.run(['start', fixture('slow-exit.js'), '--name', 'api', '--kill-timeout', '15s'], { env })
   assert.equal(started.code, 0, started.stderr)
@@ -173,7 +173,7 @@ test('kill while a 6-app start is launching: the daemon exits and no process of 
 })
 
 test('stop 2 then reload 0, then reload api: the stopped instance stays stopped', { timeout: 120000 }, async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const port = await freePort()
   const started = await h.run(['start', fixture('idle-http.js'), '--name', 'api', '-i', '3'], { env: { PORT: String(port) } })
   assert.equal(started.code, 0, started.stderr)
@@ -208,7 +208,7 @@ test('stop 2 then reload 0, then reload api: the stopped instance stays stopped'
 })
 
 test('a readiness probe never satisfied: launching while it waits, not online after listen_timeout, start exits 1', { timeout: 120000 }, async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const rec = recordChildren(() => h.daemonPid())
   t.after(() => rec.stop())
   let done = false

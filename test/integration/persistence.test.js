@@ -20,7 +20,7 @@ function running (pid) {
 }
 
 test('save → kill → resurrect gives back the same apps, instance counts, env and online/stopped states', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const [p1, p2, p3] = [await freePort(), await freePort(), await freePort()]
   ok(await h.run(['start', fixture('echo-http.js'), '-i', '2', '--name', 'web'], { env: { PORT: String(p1), GREETING: 'hello web' } }))
   ok(await h.run(['start', fixture('echo-http.js'), '--name', 'solo'], { env: { PORT: String(p2), GREETING: 'hello solo' } }))
@@ -75,7 +75,7 @@ test('save → kill → resurrect gives back the same apps, instance counts, env
 })
 
 test('kill -9 of the daemon: no cluster worker keeps running, the next command restores the apps and says so', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const [p1, p2, p3] = [await freePort(), await freePort(), await freePort()]
   ok(await h.run(['start', fixture('echo-http.js'), '-i', '2', '--name', 'web'], { env: { PORT: String(p1) } }))
   // no agent (XPM_AGENT=0): nothing makes this fork-mode child exit with the daemon, like a shell

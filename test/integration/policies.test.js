@@ -21,7 +21,7 @@ function tmpDir (t) {
 }
 
 test('watch: a change restarts once (debounced) with its path as the reason; ignored paths and a stopped app do not', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const dir = tmpDir(t)
   fs.copyFileSync(fixture('echo-http.js'), path.join(dir, 'app.js'))
   fs.mkdirSync(path.join(dir, 'scratch'))
@@ -61,7 +61,7 @@ test('watch: a change restarts once (debounced) with its path as the reason; ign
 })
 
 test('watch: a crash waits for the next change instead of looping', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const dir = tmpDir(t)
   fs.writeFileSync(path.join(dir, 'app.js'), 'setTimeout(() => { throw new Error("boom") }, 1500)\n')
   const res = await h.run(['start', 'app.js', '--name', 'c', '--watch-delay', '200ms', '--watch'], { cwd: dir })
@@ -76,7 +76,7 @@ test('watch: a crash waits for the next change instead of looping', async (t) =>
 })
 
 test('max_memory_restart: a worker over its limit is replaced within two samples, reason memory', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const mark = path.join(h.home, 'over.txt')
   const limit = 80 * 1024 * 1024
   const res = await h.run(['start', fixture('alloc-memory.js'), '--name', 'mem', '-i', '1', '--max-memory-restart', '80M'], {
@@ -97,7 +97,7 @@ test('max_memory_restart: a worker over its limit is replaced within two samples
 })
 
 test('scale up and down keeps the other workers; as PM2, a scale-down keeps the newest and a scale-up reuses the lowest free indexes', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   assert.equal((await h.run(['start', fixture('echo-http.js'), '--name', 'sc', '-i', '2'], { env: { PORT: '0' } })).code, 0)
   const before = await h.jlist()
   const pids = before.map((p) => p.pid)
@@ -130,7 +130,7 @@ test('scale up and down keeps the other workers; as PM2, a scale-down keeps the 
 })
 
 test('cron_restart with a seconds field restarts the app with reason cron; reset zeroes the counters', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const res = await h.run(['start', fixture('signal-echo.js'), '--name', 'cr', '--cron-restart', '*/2 * * * * *'])
   assert.equal(res.code, 0, res.stderr)
   const p = await waitFor(async () => { const [x] = await h.jlist(); return x.restarts >= 1 && x }, { timeout: 8000, message: 'a cron restart' })
@@ -148,7 +148,7 @@ test('cron_restart with a seconds field restarts the app with reason cron; reset
 })
 
 test('an exit code listed in stop_exit_codes stays stopped', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   const res = await h.run(['start', fixture('exit-with-code.js'), '--name', 'done', '--stop-exit-codes', '3,4'], { env: { EXIT_CODE: '3', EXIT_AFTER_MS: '1200' } })
   assert.equal(res.code, 0, res.stderr)
   const p = await waitFor(async () => { const [x] = await h.jlist(); return x.status === 'stopped' && x }, { message: 'stopped' })
@@ -161,7 +161,7 @@ test('an exit code listed in stop_exit_codes stays stopped', async (t) => {
 })
 
 test('sendSignal reaches the app; a bad signal name is refused before anything is sent', async (t) => {
-  const h = createHome(t)
+  const h = createHome(t, { inProcess: true })
   assert.equal((await h.run(['start', fixture('signal-echo.js'), '--name', 'sig'])).code, 0)
   await waitFor(async () => (await h.run(['logs', 'sig', '--nostream', '--raw'])).stdout.includes('signal-echo ready'), { message: 'ready line' })
   const sent = await h.run(['sendSignal', 'usr2', 'sig'])

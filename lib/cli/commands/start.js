@@ -164,8 +164,8 @@ async function foreground (targets, opts, scriptArgs, io) {
     return false
   }
   if (targets.length !== 1) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--no-daemon runs one script or ecosystem file in the foreground; ${targets.length} were given`)
-  const word = process.argv.indexOf('start')
-  const rest = process.argv.slice(word + 1)
+  const word = io.argv.indexOf('start')
+  const rest = io.argv.slice(word + 1)
   const flags = rest.slice(0, rest.includes('--') ? rest.indexOf('--') : undefined).filter((a) => a !== '--no-daemon')
   flags.splice(flags.indexOf(targets[0]), flags.includes(targets[0]) ? 1 : 0)
   const runtime = path.join(__dirname, '..', '..', '..', 'bin', 'xpm-runtime')
