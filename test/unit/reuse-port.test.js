@@ -49,3 +49,13 @@ test('the daemon\'s spec check refuses reusePort outside cluster mode, and witho
   assert.ok(!checkSpec({ ...base, execMode: 'cluster', reusePort: true }).some((p) => /reusePort/.test(p)))
   assert.ok(checkSpec({ ...base, execMode: 'cluster', reusePort: true, env: { XPM_AGENT: '0' } }).some((p) => /needs xpm's agent.*XPM_AGENT=0/.test(p)), 'no silent round-robin without the agent')
 })
+
+// fast-check seed 619680234 of fuzz-config: the file's normalizer accepted what the daemon refuses
+test('an ecosystem app with reuse_port that runs in fork mode is refused by the normalizer, as by the daemon', () => {
+  const { normalizeApp } = require('../../lib/shared/config')
+  const baseDir = require('node:path').join(__dirname, '..', 'fixtures', 'ecosystems')
+  const env = { XPM_HOME: '/nonexistent-xpm-home' }
+  assert.throws(() => normalizeApp({ script: 'app.js', reuse_port: true, env: {} }, { baseDir, env, cpus: 1 }), (err) => err.code === 'XPM_ERR_CONFIG_INVALID' && /cluster mode only/.test(err.message))
+  const spec = normalizeApp({ script: 'app.js', reuse_port: true, exec_mode: 'cluster' }, { baseDir, env, cpus: 1 })
+  assert.deepEqual(checkSpec(spec), [])
+})

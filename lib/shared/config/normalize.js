@@ -10,6 +10,7 @@ const { MAX_INSTANCES } = require('./limits')
 const { processCpus } = require('../cpus')
 const { DEV_NULL, TYPES, INVALID } = require('./types')
 const { parseAppOptions, checkName, throwProblems, checkAppObject } = require('./validate')
+const { reusePortProblem } = require('./validate-spec')
 const { resolveScript, isNodeRuntime, clusterInterpreter, normalizeInterpreter, defaultName } = require('./script')
 const { resolveUser, privilegeProblem } = require('./users')
 
@@ -109,6 +110,8 @@ function buildSpec (values, envs, { baseDir, env, envName, deployEnv = null, scr
   // As PM2: source maps on when the script has a `.map` file next to it, unless the app says
   // (source_map_support, or disable_source_map_support / --disable-source-map-support).
   if (values.source_map_support === undefined) spec.sourceMapSupport = isNodeRuntime(interpreter) && hasSourceMap(spec.script)
+  const reuse = reusePortProblem(spec)
+  if (reuse) throw new XpmError('XPM_ERR_CONFIG_INVALID', `${reuse}${where}`, { details: { app, key: 'reuse_port' } })
   // The agent is a Node preload; other interpreters cannot load it.
   spec.metrics = spec.metrics && isNodeRuntime(interpreter)
   // 'max', 0, -n: which CPUs were counted (cgroup quota, cpuset, cores), for `xpm show` (lib/shared/cpus.js)

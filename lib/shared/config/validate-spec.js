@@ -33,6 +33,14 @@ function get (object, keys) {
   return value
 }
 
+// The one statement of when reuse_port can apply: the CLI's normalizer and the daemon's check both ask.
+function reusePortProblem (spec) {
+  if (spec.reusePort !== true) return null
+  if (spec.execMode !== 'cluster') return 'reusePort (reuse_port) applies to cluster mode only (exec_mode "cluster", or instances on a Node script): a fork-mode process already listens itself'
+  if (isPlainObject(spec.env) && spec.env.XPM_AGENT === '0') return 'reusePort (reuse_port) needs xpm\'s agent in the workers, and the app\'s env has XPM_AGENT=0'
+  return null
+}
+
 function checkSpec (spec) {
   if (!isPlainObject(spec)) return [`an app spec should be an object, got ${show(spec)}`]
   const problems = []
@@ -53,8 +61,8 @@ function checkSpec (spec) {
     if (bound) problems.push(`${where} (${option.key}) should be ${bound}, got ${show(value)}`)
   }
   if (spec.execMode === 'cluster' && spec.interpreter !== clusterInterpreter(spec.interpreter)) problems.push('execMode "cluster" needs interpreter "node"')
-  if (spec.reusePort === true && spec.execMode !== 'cluster') problems.push('reusePort (reuse_port) applies to cluster mode only (exec_mode "cluster", or instances on a Node script): a fork-mode process already listens itself')
-  if (spec.reusePort === true && isPlainObject(spec.env) && spec.env.XPM_AGENT === '0') problems.push('reusePort (reuse_port) needs xpm\'s agent in the workers, and the app\'s env has XPM_AGENT=0')
+  const reuse = reusePortProblem(spec)
+  if (reuse) problems.push(reuse)
   if (spec.metrics === true && isText(spec.interpreter) && !isNodeRuntime(spec.interpreter)) problems.push('metrics needs a Node interpreter (the agent is a Node preload)')
   const privilege = (Number.isSafeInteger(spec.uid) || Number.isSafeInteger(spec.gid)) ? privilegeProblem({ uid: spec.uid ?? null, gid: spec.gid ?? null }) : null
   if (privilege) problems.push(privilege)
@@ -78,4 +86,4 @@ function validateSpec (spec) {
   return spec
 }
 
-module.exports = { checkSpec, validateSpec }
+module.exports = { checkSpec, validateSpec, reusePortProblem }
