@@ -47,7 +47,7 @@ test('a busy-loop process shows about one core of CPU, an idle one about zero', 
   // of the later samples tells a busy process from an idle one
   const busyCpu = seen.slice(1).map((m) => m.get('busy').cpu)
   const idleCpu = seen.slice(1).map((m) => m.get('idle').cpu)
-  assert.ok(Math.max(...busyCpu) > 60 && Math.max(...busyCpu) < 130, `busy ${busyCpu}`)
+  assert.ok(Math.max(...busyCpu) > 40 && Math.max(...busyCpu) < 130, `busy ${busyCpu}`)
   assert.ok(Math.min(...idleCpu) < 10 && Math.max(...idleCpu) < 30, `idle ${idleCpu}`)
   assert.ok(last.get('idle').memory > 10 * 1024 * 1024)
   assert.equal(last.get('idle').heapUsed, null)
