@@ -6,6 +6,7 @@ const { target, optionalBoolean, optionalFields } = require('./commands/params')
 const { inTurn } = require('./commands/in-turn')
 const lifecycle = require('./commands/lifecycle')
 const reading = require('./commands/logs')
+const { watch } = require('./commands/subscription')
 const { sendSignal } = require('./commands/signal')
 const { scale } = require('./commands/scale')
 const { createJournalMethods } = require('./journal/methods')
@@ -67,6 +68,7 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
     why: journalMethods && ((params) => journalMethods.why(params)),
 
     subscribe: (params, conn) => reading.subscribe(ctx, params, conn),
+    watch: metrics && ((params, conn) => watch(ctx, params, conn)),
     logs: (params, conn) => reading.logs(ctx, params, conn),
     flush: (params) => reading.flush(ctx, params),
     reloadLogs: () => logSink?.reopen(),

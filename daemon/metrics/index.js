@@ -18,6 +18,7 @@ const { performance } = require('node:perf_hooks')
 const { createProcSampler, cpuPercent } = require('./proc-sampler')
 const { PointHistory, POINT_BYTES, POINT_FIELDS } = require('./history')
 const { agentMetrics } = require('./agent-message')
+const { Attention } = require('./attention')
 
 const FULL_MS = 1000
 const SLOW_MS = 30000
@@ -45,14 +46,7 @@ class Metrics extends EventEmitter {
     Object.assign(this, { fullMs, slowMs, leaseMs, freshMs, historySize, historyBudget, concurrency, sampler, now, clock, timers })
     this.states = new Map()
     this.limited = 0 // tracked processes with a memory limit
-    this.watchers = 0
-    this.leaseUntil = -Infinity
-    this.leaseTimer = null
-    this.agentMs = slowMs // the interval last sent to the agents
-    this.scrapeMs = null // the pace of Prometheus scrapes while they keep coming
-    this.lastScrapeAt = -Infinity
-    this.scrapeUntil = -Infinity
-    this.scrapeTimer = null
+    this.attention = new Attention({ slowMs, fullMs, leaseMs, now, timers, onChange: () => this.attentionChanged() })
     this.started = false
     this.timer = null
     this.timerDue = Infinity
@@ -84,7 +78,7 @@ class Metrics extends EventEmitter {
       this.setLimited(old, false)
       this.sampler.forget?.(old.pid)
     }
-    const state = { pid, prev: null, os: null, agent: null, sampledAt: -Infinity, limited: false, steady, send, history: old ? old.history : new PointHistory() }
+    const state = { id, pid, prev: null, os: null, agent: null, sampledAt: -Infinity, limited: false, steady, send, told: null, history: old ? old.history : new PointHistory() }
     this.states.set(id, state)
     this.setLimited(state, limited)
     this.tellAgent(state)
@@ -159,76 +153,48 @@ class Metrics extends EventEmitter {
 
   // ---- attention ----------------------------------------------------------------------------
 
+  // Full-rate rounds are needed: someone watches some or all processes.
   get watched () {
-    return this.watchers > 0 || this.now() < this.leaseUntil
+    return this.attention.any
   }
 
-  // A subscriber: full rate until the returned release() is called (once is enough).
-  watch () {
-    this.watchers++
-    this.attentionChanged()
-    let released = false
-    return () => {
-      if (released) return
-      released = true
-      this.watchers--
-      this.attentionChanged()
-    }
+  // A subscriber of `ids` (null: every process), at the full rate until the returned release()
+  // is called (once is enough); release.update(ids) changes what it watches (attention.js).
+  watch (ids = null) {
+    return this.attention.watch(ids)
   }
 
-  // Someone looked (`list`, `show`): full rate for the next leaseMs.
+  // Someone looked (`list`, `show`): every process at the full rate for the next leaseMs.
   touch () {
-    this.leaseUntil = this.now() + this.leaseMs
-    if (!this.leaseTimer) this.armLease(this.leaseMs)
-    this.attentionChanged()
+    this.attention.touch()
   }
 
-  // A Prometheus scrape (fresh() with lease: false). From the second one on, the gap between
-  // two scrapes is their pace; scrapes further apart than the slow interval change nothing.
+  // A Prometheus scrape (fresh() with lease: false): its pace sets the agents' (attention.js).
   scraped () {
-    const t = this.now()
-    const gap = t - this.lastScrapeAt
-    this.lastScrapeAt = t
-    if (!(gap < this.slowMs)) return
-    this.scrapeMs = Math.max(this.fullMs, Math.round(gap))
-    this.scrapeUntil = t + 2 * this.scrapeMs
-    this.timers.clearTimeout(this.scrapeTimer)
-    this.scrapeTimer = this.timers.setTimeout(() => {
-      this.scrapeTimer = null
-      this.scrapeMs = null
-      this.attentionChanged()
-    }, 2 * this.scrapeMs)
-    this.scrapeTimer.unref?.()
-    this.attentionChanged()
-  }
-
-  armLease (ms) {
-    this.leaseTimer = this.timers.setTimeout(() => {
-      this.leaseTimer = null
-      const left = this.leaseUntil - this.now()
-      if (left > 0) this.armLease(left)
-      else this.attentionChanged()
-    }, ms)
-    this.leaseTimer.unref?.()
+    this.attention.scraped()
   }
 
   attentionChanged () {
-    const ms = this.watched ? this.fullMs : this.scrapeMs ?? this.slowMs
-    if (ms !== this.agentMs) {
-      this.agentMs = ms
-      for (const state of this.states.values()) this.tellAgent(state)
-    }
+    for (const state of this.states.values()) this.tellAgent(state)
     this.schedule()
   }
 
-  agentInterval () {
-    return this.agentMs
+  // The interval a process' agent reports at: the full rate while it is watched, else the pace
+  // of Prometheus scrapes, else the slow one.
+  agentInterval (id = null) {
+    if (id === null ? this.attention.all : this.attention.covers(id)) return this.fullMs
+    return this.attention.scrapeMs ?? this.slowMs
   }
 
+  // Sends a process' agent its interval when it changed (always the full rate for a steady one).
   tellAgent (state) {
     if (!state.send) return
+    const ms = state.steady ? this.fullMs : this.agentInterval(state.id)
+    const told = state.steady ? `${ms} heartbeat` : ms
+    if (told === state.told) return
+    state.told = told
     try {
-      state.send(state.steady ? { cmd: SCHEDULE_CMD, intervalMs: this.fullMs, heartbeat: true } : { cmd: SCHEDULE_CMD, intervalMs: this.agentInterval() })
+      state.send(state.steady ? { cmd: SCHEDULE_CMD, intervalMs: ms, heartbeat: true } : { cmd: SCHEDULE_CMD, intervalMs: ms })
     } catch {} // a closing channel: its exit is reported elsewhere
   }
 
@@ -244,11 +210,8 @@ class Metrics extends EventEmitter {
   stop () {
     this.started = false
     this.timers.clearTimeout(this.timer)
-    this.timers.clearTimeout(this.leaseTimer)
-    this.timers.clearTimeout(this.scrapeTimer)
+    this.attention.stop()
     this.timer = null
-    this.leaseTimer = null
-    this.scrapeTimer = null
     this.timerDue = Infinity
   }
 
@@ -282,19 +245,20 @@ class Metrics extends EventEmitter {
     if (this.started) await this.tick()
   }
 
-  // One sampling round: every process while watched or when the slow round is due, else only
-  // those with a memory limit. A round still running when the next is due makes that one a no-op
-  // (returns false) instead of piling reads up.
+  // One sampling round: every process while all are watched or when the slow round is due, else
+  // those watched by id and those with a memory limit. A round still running when the next is
+  // due makes that one a no-op (returns false) instead of piling reads up.
   async tick () {
     if (this.inflight) return false
     const t = this.now()
-    const all = this.watched || t - this.lastAllAt >= this.slowMs - this.fullMs / 2
+    const all = this.attention.all || t - this.lastAllAt >= this.slowMs - this.fullMs / 2
     this.lastRoundAt = t
     if (all) this.lastAllAt = t
     // A process read in the last half interval (on demand) is not read again so soon.
     const round = []
     for (const entry of this.states) {
-      if ((all || entry[1].limited) && t - entry[1].sampledAt >= this.fullMs / 2) round.push(entry)
+      const wanted = all || entry[1].limited || this.attention.covers(entry[0])
+      if (wanted && t - entry[1].sampledAt >= this.fullMs / 2) round.push(entry)
     }
     this.rounds++
     await this.exclusive(() => this.sampleAll(round, { history: true }))
@@ -304,9 +268,10 @@ class Metrics extends EventEmitter {
   // On demand, for `list` and `show`: samples the given ids (all when null) whose last sample is
   // older than freshMs, then resolves. Also takes the attention lease, unless `lease: false` (a
   // Prometheus scrape: periodic, not someone watching; its pace sets the agents', scraped()).
-  async fresh (ids = null, { lease = true } = {}) {
+  // A dashboard watching some ids passes scrape: false too (its watch() is its attention).
+  async fresh (ids = null, { lease = true, scrape = true } = {}) {
     if (lease) this.touch()
-    else this.scraped()
+    else if (scrape) this.scraped()
     while (this.inflight) await this.inflight.catch(() => {})
     const t = this.now()
     const stale = []
@@ -384,10 +349,11 @@ class Metrics extends EventEmitter {
     return {
       tracked: this.states.size,
       limited: this.limited,
-      watchers: this.watchers,
+      watchers: this.attention.watchers,
       watched: this.watched,
+      watchedIds: this.attention.all ? null : this.attention.idCounts.size,
       agentIntervalMs: this.agentInterval(),
-      scrapeMs: this.scrapeMs,
+      scrapeMs: this.attention.scrapeMs,
       nextRoundInMs: this.timer ? Math.max(0, this.timerDue - this.now()) : null,
       rounds: this.rounds,
       reads: this.reads,

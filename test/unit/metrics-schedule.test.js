@@ -228,3 +228,29 @@ test('issue 23: 100 processes forked one after another start reporting spread ov
   assert.ok(Math.max(...buckets) <= 20, `${buckets}`)
   assert.equal(startDelayFor(4242), startDelayFor(4242))
 })
+
+test('issue 27: a watcher of some ids reads those every second and the others once per 30 s; it can change its ids', async () => {
+  const { metrics, time, readsOf } = setup()
+  const sent = new Map() // id → intervals told to its agent
+  for (let i = 0; i < 3; i++) metrics.track(i, 100 + i, { send: (msg) => (sent.get(i) || sent.set(i, []).get(i)).push(msg.intervalMs) })
+  metrics.start()
+  const release = metrics.watch([1])
+  await time.advance(2500)
+  assert.deepEqual(readsOf(101), [0, 1000, 2000])
+  assert.deepEqual(readsOf(100), [])
+  assert.deepEqual([...sent.values()], [[30000], [30000, 1000], [30000]], 'only the watched one reports at the full rate')
+  assert.equal(metrics.stats().watchedIds, 1)
+  release.update([2])
+  await time.advance(1000)
+  assert.deepEqual(readsOf(101), [0, 1000, 2000])
+  assert.deepEqual(readsOf(102), [3000])
+  assert.deepEqual([...sent.values()], [[30000], [30000, 1000, 30000], [30000, 1000]])
+  await time.advance(27000) // the slow round over every process still comes
+  assert.deepEqual(readsOf(100), [30000])
+  metrics.watch()() // a watcher of every process coming and going: every agent told twice
+  assert.deepEqual([...sent.values()].map((s) => s.length), [3, 5, 2])
+  release()
+  assert.deepEqual([...sent.values()].map((s) => s.at(-1)), [30000, 30000, 30000])
+  assert.equal(metrics.stats().watched, false)
+  metrics.stop()
+})

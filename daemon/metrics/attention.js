@@ -1,0 +1,126 @@
+'use strict'
+
+// Who is looking at the processes' figures, for the metrics schedule (daemon/metrics/index.js):
+// - watchers: a dashboard subscription. One that names the processes it shows (`ids`) asks for
+//   those only; one without ids asks for every process. A watcher may change its ids (the
+//   dashboard scrolled) without going away;
+// - a lease of leaseMs that every `list`/`show` takes (touch()): every process;
+// - the pace of Prometheus scrapes while they keep coming (scraped()): the agents report at it.
+// onChange() is called whenever the answer to covers()/any/scrapeMs may have changed.
+class Attention {
+  constructor ({ slowMs, fullMs, leaseMs, now, timers, onChange }) {
+    Object.assign(this, { slowMs, fullMs, leaseMs, now, timers, onChange })
+    this.watchers = 0
+    this.allWatchers = 0 // watchers without ids
+    this.idCounts = new Map() // id → how many watchers name it
+    this.leaseUntil = -Infinity
+    this.leaseTimer = null
+    this.scrapeMs = null // the pace of Prometheus scrapes while they keep coming
+    this.lastScrapeAt = -Infinity
+    this.scrapeTimer = null
+  }
+
+  // Every process at the full rate: a watcher of all of them, or a lease.
+  get all () {
+    return this.allWatchers > 0 || this.now() < this.leaseUntil
+  }
+
+  // Something at the full rate.
+  get any () {
+    return this.all || this.idCounts.size > 0
+  }
+
+  covers (id) {
+    return this.all || this.idCounts.has(id)
+  }
+
+  // A watcher of `ids` (an iterable of process ids; null: every process). Returns release(),
+  // once is enough, with release.update(ids) to change what this watcher looks at.
+  watch (ids = null) {
+    this.watchers++
+    let current = this.add(ids)
+    let released = false
+    const release = () => {
+      if (released) return
+      released = true
+      this.watchers--
+      this.remove(current)
+      this.onChange()
+    }
+    release.update = (next = null) => {
+      if (released) return
+      const added = this.add(next)
+      this.remove(current)
+      current = added
+      this.onChange()
+    }
+    this.onChange()
+    return release
+  }
+
+  add (ids) {
+    if (ids === null) {
+      this.allWatchers++
+      return null
+    }
+    const set = new Set(ids)
+    for (const id of set) this.idCounts.set(id, (this.idCounts.get(id) || 0) + 1)
+    return set
+  }
+
+  remove (set) {
+    if (set === null) {
+      this.allWatchers--
+      return
+    }
+    for (const id of set) {
+      const n = this.idCounts.get(id) - 1
+      if (n > 0) this.idCounts.set(id, n)
+      else this.idCounts.delete(id)
+    }
+  }
+
+  // Someone looked (`list`, `show`): full rate for the next leaseMs.
+  touch () {
+    this.leaseUntil = this.now() + this.leaseMs
+    if (!this.leaseTimer) this.armLease(this.leaseMs)
+    this.onChange()
+  }
+
+  armLease (ms) {
+    this.leaseTimer = this.timers.setTimeout(() => {
+      this.leaseTimer = null
+      const left = this.leaseUntil - this.now()
+      if (left > 0) this.armLease(left)
+      else this.onChange()
+    }, ms)
+    this.leaseTimer.unref?.()
+  }
+
+  // A Prometheus scrape. From the second one on, the gap between two scrapes is their pace;
+  // scrapes further apart than the slow interval change nothing.
+  scraped () {
+    const t = this.now()
+    const gap = t - this.lastScrapeAt
+    this.lastScrapeAt = t
+    if (!(gap < this.slowMs)) return
+    this.scrapeMs = Math.max(this.fullMs, Math.round(gap))
+    this.timers.clearTimeout(this.scrapeTimer)
+    this.scrapeTimer = this.timers.setTimeout(() => {
+      this.scrapeTimer = null
+      this.scrapeMs = null
+      this.onChange()
+    }, 2 * this.scrapeMs)
+    this.scrapeTimer.unref?.()
+    this.onChange()
+  }
+
+  stop () {
+    this.timers.clearTimeout(this.leaseTimer)
+    this.timers.clearTimeout(this.scrapeTimer)
+    this.leaseTimer = null
+    this.scrapeTimer = null
+  }
+}
+
+module.exports = { Attention }
