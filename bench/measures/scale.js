@@ -36,8 +36,9 @@ function writeEcosystem (dir, apps) {
   return file
 }
 
-// One case = one ecosystem file and the number of processes it yields.
-function makeCases (dir, counts) {
+// One case = one ecosystem file and the number of processes it yields. fleet: { apps, instances }
+// (`--scale-fleet 10x100`): also that many fork-mode apps of that many instances each.
+function makeCases (dir, counts, fleet = null) {
   const script = path.join(dir, 'idle.js')
   fs.writeFileSync(script, IDLE)
   const cases = counts.map((n) => ({
@@ -48,6 +49,16 @@ function makeCases (dir, counts) {
       name: `idle${i}`, script, exec_mode: 'fork'
     })))
   }))
+  if (fleet) {
+    cases.push({
+      id: `fleet${fleet.apps}x${fleet.instances}`,
+      label: `${fleet.apps} fork apps × ${fleet.instances} instances`,
+      processes: fleet.apps * fleet.instances,
+      file: writeEcosystem(path.join(dir, 'fleet'), Array.from({ length: fleet.apps }, (_, i) => ({
+        name: `fleet${i}`, script, exec_mode: 'fork', instances: fleet.instances
+      })))
+    })
+  }
   cases.push({
     id: `instances${INSTANCES}`,
     label: `1 app × ${INSTANCES} cluster instances`,
@@ -194,7 +205,7 @@ module.exports = {
     const counts = ctx.scaleApps || DEFAULT_APPS
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-bench-scale-'))
     try {
-      const { script, cases } = makeCases(dir, counts)
+      const { script, cases } = makeCases(dir, counts, ctx.scaleFleet)
       const [xpm, pm2] = ctx.contenders(['xpm', 'pm2'])
       const floorer = { name: 'raw' }
       // Daemons up before anything is timed, each with the loop probe.
