@@ -254,3 +254,18 @@ test('issue 27: a watcher of some ids reads those every second and the others on
   assert.equal(metrics.stats().watched, false)
   metrics.stop()
 })
+
+test('issue 27: a dashboard freshening the ids it watches is neither a lease nor a scrape', async () => {
+  const { metrics, time, readsOf } = setup()
+  for (let i = 0; i < 3; i++) metrics.track(i, 100 + i)
+  metrics.start()
+  await time.advance(3000)
+  await metrics.fresh([1], { lease: false, scrape: false })
+  await time.advance(2000) // figures older than 2 s are read again
+  await metrics.fresh([1], { lease: false, scrape: false })
+  assert.deepEqual(readsOf(101), [3000, 5000])
+  assert.deepEqual(readsOf(100), [])
+  assert.equal(metrics.stats().watched, false)
+  assert.equal(metrics.stats().scrapeMs, null)
+  metrics.stop()
+})
