@@ -2,7 +2,7 @@
 'use strict'
 
 // npm run bench [-- --quick] [--only cli,memory] [--rounds N] [--loader wrk|autocannon] [--fresh-tools]
-//                 [--scale-apps 10,100,300] [--idle-procs 1000] [--no-write] [--render]
+//                 [--scale-apps 10,100,300] [--scale-fleet 10x100] [--idle-procs 1000] [--no-write] [--render]
 // Runs every measure in bench/measures against xpm, PM2 and a bare node:cluster primary, writes
 // docs/benchmarks.md and bench/results/latest.json, and prints the tables. With --only, the
 // measures not rerun are carried over from the previous bench/results/latest.json, marked with
@@ -21,6 +21,13 @@ const { Raw } = require('./lib/raw')
 const MEASURES = ['cli', 'memory', 'throughput', 'reload', 'logs', 'monit', 'crash', 'scale', 'idle', 'web']
 const ROOT = path.join(__dirname, '..')
 
+// `10x100`: 10 apps of 100 instances each (the scale measure's 1,000-process case).
+function parseFleet (text) {
+  const m = /^(\d+)x(\d+)$/.exec(String(text))
+  if (!m || !(Number(m[1]) > 0 && Number(m[2]) > 0 && Number(m[1]) * Number(m[2]) <= 2000)) throw new Error('--scale-fleet expects APPSxINSTANCES, e.g. 10x100 (at most 2,000 processes)')
+  return { apps: Number(m[1]), instances: Number(m[2]) }
+}
+
 function parseArgs (argv) {
   const opts = { quick: false, only: MEASURES, rounds: null, loader: null, freshTools: false, write: true, scaleApps: null, idleProcs: null }
   for (let i = 0; i < argv.length; i++) {
@@ -34,8 +41,9 @@ function parseArgs (argv) {
     else if (a === '--render') opts.render = true
     else if (a === '--scale-apps') opts.scaleApps = String(argv[++i]).split(',').map((s) => Number(s.trim()))
     else if (a === '--idle-procs') opts.idleProcs = Number(argv[++i])
+    else if (a === '--scale-fleet') opts.scaleFleet = parseFleet(argv[++i])
     else if (a === '-h' || a === '--help') {
-      console.log('usage: node bench/run.js [--quick] [--only ' + MEASURES.join(',') + '] [--rounds N] [--loader wrk|autocannon] [--fresh-tools] [--scale-apps 10,100] [--idle-procs 1000] [--no-write] [--render]')
+      console.log('usage: node bench/run.js [--quick] [--only ' + MEASURES.join(',') + '] [--rounds N] [--loader wrk|autocannon] [--fresh-tools] [--scale-apps 10,100] [--scale-fleet 10x100] [--idle-procs 1000] [--no-write] [--render]')
       process.exit(0)
     } else throw new Error(`unknown option ${a}`)
   }
@@ -134,6 +142,7 @@ async function main () {
     log,
     rounds: (normal, quick) => opts.rounds || (opts.quick ? quick : normal),
     scaleApps: opts.scaleApps,
+    scaleFleet: opts.scaleFleet || null,
     idleProcs: opts.idleProcs,
     contenders: (names) => names.map((n) => {
       const c = make[n]()
@@ -165,7 +174,7 @@ async function main () {
 
   const results = {
     machine: { ...runMachine, load: { ...runMachine.load, end: os.loadavg().map((x) => Math.round(x * 100) / 100) } },
-    options: { quick: opts.quick, only: opts.only, rounds: opts.rounds, scaleApps: opts.scaleApps, idleProcs: opts.idleProcs, xpmNoMetrics: process.env.XPM_BENCH_NO_METRICS === '1', unsetEnv: UNSET_ENV },
+    options: { quick: opts.quick, only: opts.only, rounds: opts.rounds, scaleApps: opts.scaleApps, scaleFleet: opts.scaleFleet || null, idleProcs: opts.idleProcs, xpmNoMetrics: process.env.XPM_BENCH_NO_METRICS === '1', unsetEnv: UNSET_ENV },
     seconds: (performance.now() - started) / 1000,
     measures
   }

@@ -7,6 +7,7 @@ const { inTurn } = require('./commands/in-turn')
 const lifecycle = require('./commands/lifecycle')
 const { startOrRestart } = require('./commands/start-or-restart')
 const reading = require('./commands/logs')
+const { watch } = require('./commands/subscription')
 const { sendSignal } = require('./commands/signal')
 const { scale } = require('./commands/scale')
 const { createJournalMethods } = require('./journal/methods')
@@ -70,6 +71,7 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
     why: journalMethods && ((params) => journalMethods.why(params)),
 
     subscribe: (params, conn) => reading.subscribe(ctx, params, conn),
+    watch: metrics && ((params, conn) => watch(ctx, params, conn)),
     logs: (params, conn) => reading.logs(ctx, params, conn),
     flush: (params) => reading.flush(ctx, params),
     reloadLogs: () => logSink?.reopen(),

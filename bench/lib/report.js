@@ -1,16 +1,10 @@
 'use strict'
 
 const { summarize, ratio } = require('./stats')
+const { num, find, med, max } = require('./figures')
+const { FLOOR_TARGETS } = require('./floor-targets')
 
 const NAMES = { xpm: 'xpm', pm2: 'PM2', raw: 'raw cluster' }
-
-function num (x) {
-  if (x === null || x === undefined || !Number.isFinite(x)) return '—'
-  const a = Math.abs(x)
-  if (a >= 100 || Number.isInteger(x)) return String(Math.round(x))
-  if (a >= 10) return x.toFixed(1)
-  return x.toFixed(2)
-}
 
 function cell (row, name) {
   const s = summarize(row.series[name])
@@ -28,14 +22,6 @@ function ratioCell (row, a, b) {
   const r = ratio(summarize(row.series[a]), summarize(row.series[b]))
   return r === null ? '—' : `${r.toFixed(2)}×`
 }
-
-function find (measures, id) {
-  for (const m of measures) for (const row of m.rows || []) if (row.id === id) return row
-  return null
-}
-
-const med = (row, name) => summarize(row?.series[name])?.median
-const max = (row, name) => summarize(row?.series[name])?.max
 
 // The targets of issues 9 and 13, each checked against the medians (zero-failure targets: the
 // worst run).
@@ -178,41 +164,6 @@ const IDLE_TARGETS = [
       return r === null ? null : { met: r <= 1.5, detail: `xpm ${num(med(row, 'xpm'))} ms, floor ${num(med(row, 'raw'))} ms: ${r.toFixed(2)} ×; PM2 ${num(med(row, 'pm2'))} ms` }
     }
   }
-]
-
-// The targets of issue 27, "closer to the floor".
-const FLOOR_TARGETS = [
-  {
-    text: 'idle daemon CPU at 100 apps at most 0.1 % of a core',
-    check: (m) => {
-      const cpu = med(find(m, 'idle.apps100.cpu'), 'xpm')
-      return cpu === undefined ? null : { met: cpu <= 0.1, detail: `xpm ${num(cpu)} %, PM2 ${num(med(find(m, 'idle.apps100.cpu'), 'pm2'))} %` }
-    }
-  },
-  {
-    text: '100 fork apps online within 1.15 × the parallel-spawn floor',
-    check: (m) => {
-      const row = find(m, 'scale.apps100.online')
-      const r = ratio(summarize(row?.series.xpm), summarize(row?.series.raw))
-      return r === null ? null : { met: r <= 1.15, detail: `xpm ${num(med(row, 'xpm'))} ms, floor ${num(med(row, 'raw'))} ms: xpm/floor ${r.toFixed(2)}` }
-    }
-  },
-  {
-    text: 'daemon RSS at 100 apps at most 0.8 × PM2\'s',
-    check: (m) => {
-      const row = find(m, 'idle.apps100.rss')
-      const r = ratio(summarize(row?.series.xpm), summarize(row?.series.pm2))
-      return r === null ? null : { met: r <= 0.8, detail: `xpm ${num(med(row, 'xpm'))} MB, PM2 ${num(med(row, 'pm2'))} MB: xpm/PM2 ${r.toFixed(2)}` }
-    }
-  },
-  ...[['fork', 1.2], ['cluster', 1.5]].map(([mode, bound]) => ({
-    text: `crash to serving again, ${mode} mode, within ${bound} × a bare \`node\` start`,
-    check: (m) => {
-      const row = find(m, `crash.${mode}`)
-      const r = ratio(summarize(row?.series.xpm), summarize(row?.series.raw))
-      return r === null ? null : { met: r <= bound, detail: `xpm ${num(med(row, 'xpm'))} ms, PM2 ${num(med(row, 'pm2'))} ms, floor ${num(med(row, 'raw'))} ms: xpm/floor ${r.toFixed(2)}` }
-    }
-  }))
 ]
 
 function targets (measures) {

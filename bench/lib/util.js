@@ -76,6 +76,20 @@ function rss (pid) {
   }
 }
 
+// Bytes of a pid's memory no other process shares (USS: private clean + private dirty pages,
+// /proc/<pid>/smaps_rollup). RSS also counts the pages of the node binary that every Node
+// process maps, the apps' included; this is what the process itself adds.
+function uss (pid) {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')
+    let kb = 0
+    for (const m of text.matchAll(/^Private_(?:Clean|Dirty):\s+(\d+) kB/gm)) kb += Number(m[1])
+    return kb * 1024
+  } catch {
+    return 0
+  }
+}
+
 // CPU seconds (user + system) a pid has used so far.
 function cpuSeconds (pid) {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
@@ -109,4 +123,4 @@ function descendants (pid) {
   return out
 }
 
-module.exports = { benchEnv, UNSET_ENV, run, runOk, waitFor, freePort, httpGet, isAlive, kill, rss, cpuSeconds, cpuMs, children, descendants, delay }
+module.exports = { benchEnv, UNSET_ENV, run, runOk, waitFor, freePort, httpGet, isAlive, kill, rss, uss, cpuSeconds, cpuMs, children, descendants, delay }

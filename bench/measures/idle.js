@@ -6,7 +6,9 @@ const path = require('node:path')
 const { alternate, rows } = require('../lib/series')
 const { startFleet } = require('../lib/apps')
 const { tmuxStart, tmuxAvailable } = require('../lib/tmux')
-const { run, rss, cpuSeconds, cpuMs, isAlive, waitFor, delay } = require('../lib/util')
+const { run, rss, uss, cpuSeconds, cpuMs, isAlive, waitFor, delay } = require('../lib/util')
+const { watchCost } = require('../lib/watch-cost')
+const { ROOT: XPM_ROOT } = require('../lib/xpm')
 
 // Issue 15: what many processes cost when nobody is looking, and when someone looks. Two cases,
 // one contender at a time (start, measure, `kill`), xpm then PM2:
@@ -112,6 +114,14 @@ async function runCase (c, kase, opts, log) {
   await delay(opts.idleS * 1000)
   add(series, `${kase.id}.cpu`, (cpuMs(daemon) - d0) / (performance.now() - w0) * 100)
   add(series, `${kase.id}.rss`, rss(daemon) / 1024 / 1024)
+  add(series, `${kase.id}.uss`, uss(daemon) / 1024 / 1024)
+  if (kase.watchShown && c.name === 'xpm') {
+    await step('watch', async () => {
+      const cost = await watchCost(c, { root: XPM_ROOT, shown: kase.watchShown, rounds: opts.watchRounds, seconds: opts.monitS })
+      for (const v of cost.some) add(series, `${kase.id}.watchSome`, v)
+      for (const v of cost.all) add(series, `${kase.id}.watchAll`, v)
+    })
+  }
 
   await step('list', async () => { for (const ms of await timed(c, ['list'], opts.lists)) add(series, `${kase.id}.list`, ms) })
   await step('jlist', async () => { for (const ms of await timed(c, ['jlist'], opts.lists)) add(series, `${kase.id}.jlist`, ms) })
@@ -136,10 +146,10 @@ module.exports = {
   name: 'idle',
   title: 'Many processes: idle cost, list, monit, kill',
   columns: { raw: '`node -e 0` (floor)', ratio: 'xpm/floor' },
-  description: `Two cases, each run under one tool at a time (start, measure, \`kill\`; xpm, then PM2): ${APPS} idle fork-mode Node apps from one ecosystem file (the idle script of "Many apps at once"), and N processes of a tiny non-Node program (a shell script that \`exec\`s \`sleep\`; one app with \`instances: N\` in fork mode under both tools). Once every process is online and nothing has asked the daemon anything for ${QUIET_S} s (xpm samples at the full rate for 10 s after a \`list\`), the daemon's CPU (all its threads, from /proc/<pid>/task/*/schedstat, at ns resolution) is read over the idle window and its RSS at the end of it; then \`list\` and \`jlist\` are timed (wall time of the CLI, one after another), the dashboard (\`xpm monit\` / \`pm2 monit\`) runs in a 120×40 tmux terminal and its CPU and the daemon's are read once it shows the processes, and \`kill\` is timed until the daemon and every process are gone. First, \`list\` with 4 hello apps × 2 workers is timed against the \`node -e 0\` floor on the same Node, alternating.`,
+  description: `Two cases, each run under one tool at a time (start, measure, \`kill\`; xpm, then PM2): ${APPS} idle fork-mode Node apps from one ecosystem file (the idle script of "Many apps at once"), and N processes of a tiny non-Node program (a shell script that \`exec\`s \`sleep\`; one app with \`instances: N\` in fork mode under both tools). Once every process is online and nothing has asked the daemon anything for ${QUIET_S} s (xpm samples at the full rate for 10 s after a \`list\`), the daemon's CPU (all its threads, from /proc/<pid>/task/*/schedstat, at ns resolution) is read over the idle window and its RSS at the end of it, and its USS (private clean and dirty pages from /proc/<pid>/smaps_rollup: the memory it does not share with other processes; RSS also counts the node binary's pages every Node process maps); with the 100 apps, xpm's daemon CPU is then read while a client of its socket subscribes to the processes as \`xpm monit\` does, naming 10 of them (the rows a terminal shows: only those are sampled every second, bench/lib/watch-cost.js) or none (every process, as dashboards did before), in alternating windows as long as the dashboard's; then \`list\` and \`jlist\` are timed (wall time of the CLI, one after another), the dashboard (\`xpm monit\` / \`pm2 monit\`) runs in a 120×40 tmux terminal and its CPU and the daemon's are read once it shows the processes, and \`kill\` is timed until the daemon and every process are gone. First, \`list\` with 4 hello apps × 2 workers is timed against the \`node -e 0\` floor on the same Node, alternating.`,
   async run (ctx) {
     const procs = ctx.idleProcs || (ctx.quick ? 300 : DEFAULT_PROCS)
-    const opts = { idleS: ctx.quick ? 10 : 60, monitS: ctx.quick ? 5 : 10, lists: ctx.rounds(5, 3), tmux: await tmuxAvailable() }
+    const opts = { idleS: ctx.quick ? 10 : 60, monitS: ctx.quick ? 5 : 10, lists: ctx.rounds(5, 3), watchRounds: ctx.rounds(3, 1), tmux: await tmuxAvailable() }
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-bench-idle-'))
     try {
       const script = path.join(dir, 'idle.js')
@@ -152,6 +162,7 @@ module.exports = {
           label: `${APPS} idle Node apps`,
           processes: APPS,
           needle: 'idle0',
+          watchShown: 10,
           file: writeEcosystem(path.join(dir, 'apps.config.js'), Array.from({ length: APPS }, (_, i) => ({ name: `idle${i}`, script, exec_mode: 'fork' })))
         },
         {
@@ -187,10 +198,12 @@ module.exports = {
           await c.ping()
           await delay(SMALL_SETTLE_S * 1000)
           add(merged.series[c.name], 'rss0', rss(c.daemonPid()) / 1024 / 1024)
+          add(merged.series[c.name], 'uss0', uss(c.daemonPid()) / 1024 / 1024)
           await c.cli(['start', small], { timeout: DEADLINE_MS })
           await waitFor(async () => (await c.jlist()).filter((row) => isOnline(c, row)).length >= 10, { timeout: 60000, interval: 500, message: '10 processes online' })
           await delay(SMALL_SETTLE_S * 1000)
           add(merged.series[c.name], 'rss10', rss(c.daemonPid()) / 1024 / 1024)
+          add(merged.series[c.name], 'uss10', uss(c.daemonPid()) / 1024 / 1024)
         } catch (err) {
           merged.errors[c.name] = `RSS with 0 and 10 processes: ${err.message}`
         }
@@ -198,7 +211,9 @@ module.exports = {
       }
       defs.push(
         { id: 'idle.rss0', key: 'rss0', label: 'daemon RSS, no process', unit: 'MB' },
-        { id: 'idle.rss10', key: 'rss10', label: 'daemon RSS, 10 idle Node apps', unit: 'MB' }
+        { id: 'idle.rss10', key: 'rss10', label: 'daemon RSS, 10 idle Node apps', unit: 'MB' },
+        { id: 'idle.uss0', key: 'uss0', label: 'daemon private memory (USS, not shared with other processes), no process', unit: 'MB' },
+        { id: 'idle.uss10', key: 'uss10', label: 'daemon private memory (USS), 10 idle Node apps', unit: 'MB' }
       )
       for (const kase of cases) {
         ctx.log(`  ${kase.label}`)
@@ -211,10 +226,17 @@ module.exports = {
         defs.push(
           { id: `idle.${kase.id}.cpu`, key: `${kase.id}.cpu`, label: `${kase.label}: daemon CPU over ${opts.idleS} s, nobody watching`, unit: '% of a core' },
           { id: `idle.${kase.id}.rss`, key: `${kase.id}.rss`, label: `${kase.label}: daemon RSS`, unit: 'MB' },
+          { id: `idle.${kase.id}.uss`, key: `${kase.id}.uss`, label: `${kase.label}: daemon private memory (USS)`, unit: 'MB' },
           { id: `idle.${kase.id}.list`, key: `${kase.id}.list`, label: `${kase.label}: \`list\``, unit: 'ms' },
           { id: `idle.${kase.id}.jlist`, key: `${kase.id}.jlist`, label: `${kase.label}: \`jlist\``, unit: 'ms' },
           { id: `idle.${kase.id}.monit`, key: `${kase.id}.monit`, label: `${kase.label}: dashboard CPU while it shows them`, unit: '% of a core' },
           { id: `idle.${kase.id}.monitDaemon`, key: `${kase.id}.monitDaemon`, label: `${kase.label}: daemon CPU while the dashboard runs`, unit: '% of a core' },
+          ...(kase.watchShown
+            ? [
+                { id: `idle.${kase.id}.watchSome`, key: `${kase.id}.watchSome`, label: `${kase.label}: daemon CPU while a subscriber watches ${kase.watchShown} of them (xpm only)`, unit: '% of a core' },
+                { id: `idle.${kase.id}.watchAll`, key: `${kase.id}.watchAll`, label: `${kase.label}: daemon CPU while a subscriber watches all of them (xpm only)`, unit: '% of a core' }
+              ]
+            : []),
           { id: `idle.${kase.id}.kill`, key: `${kase.id}.kill`, label: `${kase.label}: \`kill\` until every process is gone`, unit: 'ms' },
           { id: `idle.${kase.id}.start`, key: `${kase.id}.start`, label: `${kase.label}: \`start\` until \`jlist\` shows all online (not a target; polled once a second)`, unit: 'ms' }
         )

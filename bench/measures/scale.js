@@ -17,6 +17,7 @@ const { benchEnv, UNSET_ENV, isAlive, kill, waitFor, delay } = require('../lib/u
 const DEFAULT_APPS = [10, 100]
 const INSTANCES = 32
 const DEADLINE_MS = 180000 // per round: the CLI is killed then, and polling jlist stops
+const FLEET_DEADLINE_MS = 600000 // the 1,000-process case, run once (it saturates two cores for minutes)
 const POLL_GAP_MS = 250
 const SETTLE_MS = 1000
 
@@ -36,8 +37,9 @@ function writeEcosystem (dir, apps) {
   return file
 }
 
-// One case = one ecosystem file and the number of processes it yields.
-function makeCases (dir, counts) {
+// One case = one ecosystem file and the number of processes it yields. fleet: { apps, instances }
+// (`--scale-fleet 10x100`): also that many fork-mode apps of that many instances each.
+function makeCases (dir, counts, fleet = null) {
   const script = path.join(dir, 'idle.js')
   fs.writeFileSync(script, IDLE)
   const cases = counts.map((n) => ({
@@ -48,6 +50,18 @@ function makeCases (dir, counts) {
       name: `idle${i}`, script, exec_mode: 'fork'
     })))
   }))
+  if (fleet) {
+    cases.push({
+      id: `fleet${fleet.apps}x${fleet.instances}`,
+      label: `${fleet.apps} fork apps × ${fleet.instances} instances`,
+      processes: fleet.apps * fleet.instances,
+      once: true,
+      deadlineMs: FLEET_DEADLINE_MS,
+      file: writeEcosystem(path.join(dir, 'fleet'), Array.from({ length: fleet.apps }, (_, i) => ({
+        name: `fleet${i}`, script, exec_mode: 'fork', instances: fleet.instances
+      })))
+    })
+  }
   cases.push({
     id: `instances${INSTANCES}`,
     label: `1 app × ${INSTANCES} cluster instances`,
@@ -88,13 +102,14 @@ async function timedStart (c, kase, log) {
   const t0 = performance.now()
   const e0 = Date.now()
   let cli = null
-  const cliDone = c.cli(['start', kase.file], { timeout: DEADLINE_MS }).then((res) => {
+  const deadline = kase.deadlineMs || DEADLINE_MS
+  const cliDone = c.cli(['start', kase.file], { timeout: deadline }).then((res) => {
     cli = { ms: performance.now() - t0, code: res.code, signal: res.signal, tail: (res.stderr || res.stdout).trim().split('\n').slice(-2).join(' | ') }
   })
   let lastMissing = 0 // ms since t0 when the last poll that saw a process missing was issued
   let seen = null
   let lastCount = 0
-  while (performance.now() - t0 < DEADLINE_MS) {
+  while (performance.now() - t0 < deadline) {
     const issued = performance.now() - t0
     const cliExitedBefore = cli !== null
     let list = null
@@ -118,7 +133,7 @@ async function timedStart (c, kase, log) {
   }
   await cliDone
   if (!seen) {
-    throw new Error(`${lastCount}/${kase.processes} online after ${DEADLINE_MS / 1000} s; CLI exited ${cli.code}${cli.signal ? ` (${cli.signal})` : ''} after ${Math.round(cli.ms)} ms: ${cli.tail}`)
+    throw new Error(`${lastCount}/${kase.processes} online after ${deadline / 1000} s; CLI exited ${cli.code}${cli.signal ? ` (${cli.signal})` : ''} after ${Math.round(cli.ms)} ms: ${cli.tail}`)
   }
   if (cli.code !== 0) log(`  ${c.name} ${kase.label}: CLI exited ${cli.code} after ${Math.round(cli.ms)} ms (all online at ${Math.round(seen.ms)} ms): ${cli.tail}`)
   const leaked = seen.pids.filter(leakedEnv).length
@@ -159,13 +174,13 @@ async function clear (c) {
 
 // The floor: `count` plain `node idle.js` spawned in one loop from this process; resolves the ms
 // until each has written its first line. Every child is killed by pid afterwards.
-async function floor (script, count) {
+async function floor (script, count, deadline = DEADLINE_MS) {
   const children = []
   const t0 = performance.now()
   try {
     return await new Promise((resolve, reject) => {
       let up = 0
-      const timer = setTimeout(() => reject(new Error(`${up}/${count} plain node processes up after ${DEADLINE_MS / 1000} s`)), DEADLINE_MS)
+      const timer = setTimeout(() => reject(new Error(`${up}/${count} plain node processes up after ${deadline / 1000} s`)), deadline)
       for (let i = 0; i < count; i++) {
         const child = spawn(process.execPath, [script], { env: benchEnv(), stdio: ['ignore', 'pipe', 'ignore'] })
         children.push(child)
@@ -194,7 +209,7 @@ module.exports = {
     const counts = ctx.scaleApps || DEFAULT_APPS
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-bench-scale-'))
     try {
-      const { script, cases } = makeCases(dir, counts)
+      const { script, cases } = makeCases(dir, counts, ctx.scaleFleet)
       const [xpm, pm2] = ctx.contenders(['xpm', 'pm2'])
       const floorer = { name: 'raw' }
       // Daemons up before anything is timed, each with the loop probe.
@@ -208,8 +223,8 @@ module.exports = {
       const defs = []
       for (const kase of cases) {
         ctx.log(`  ${kase.label} (${kase.processes} processes)`)
-        const result = await alternate([xpm, pm2, floorer], ctx.rounds(3, 1), async (c) => {
-          if (c === floorer) return { [`${kase.id}.online`]: await floor(script, kase.processes) }
+        const result = await alternate([xpm, pm2, floorer], kase.once ? 1 : ctx.rounds(3, 1), async (c) => {
+          if (c === floorer) return { [`${kase.id}.online`]: await floor(script, kase.processes, kase.deadlineMs) }
           try {
             const r = await timedStart(c, kase, ctx.log)
             const out = { [`${kase.id}.online`]: r.online, [`${kase.id}.cli`]: r.cli, [`${kase.id}.code`]: r.code }

@@ -2,31 +2,28 @@
 
 const { XpmError } = require('../../lib/shared/errors')
 const { target, isAll, optionalBoolean, optionalSubset, optionalFields, lineCount } = require('./params')
+const { subscribeProcesses, optionalIds } = require('./subscription')
 
-// The socket methods that read: logs, flush, and the live feed of `xpm monit` (subscribe).
+// The socket methods that read: logs, flush, and the live feed of `xpm monit` and `xpm web`
+// (subscribe; watch changes which processes a subscription shows: ./subscription.js).
 // ctx: { supervisor, logSink, metrics } (daemon/methods.js).
 
 // Live process list (about 1 Hz, after each metrics sample) and log lines for `xpm monit`.
 // A processes subscriber keeps the metrics at the full rate until it goes (metrics.watch()).
+// ids: the processes the subscriber shows (daemon/commands/subscription.js); absent: all of them.
 async function subscribe ({ supervisor, metrics, logSink }, params, conn) {
   const topics = new Set(optionalSubset(params, 'topics', ['processes', 'logs'], ['processes']))
   const fields = optionalFields(params)
-  if (topics.has('processes') && metrics) {
-    const onSample = () => conn.push('processes', supervisor.list({ fields }))
-    metrics.on('sample', onSample)
-    const release = metrics.watch()
-    conn.onClose(() => {
-      metrics.off('sample', onSample)
-      release()
-    })
-    await metrics.fresh()
-  }
+  const ids = optionalIds(params)
+  let rows = (only) => supervisor.list({ fields: only })
+  if (topics.has('processes') && metrics) rows = await subscribeProcesses({ supervisor, metrics }, conn, { fields, ids })
   if (topics.has('logs') && logSink) {
     const unsubscribe = logSink.subscribe({ names: null, ids: null, streams: new Set(['out', 'err']) }, (line) => conn.push('log', line))
     conn.onClose(unsubscribe)
   }
-  const history = metrics ? metrics.recent(supervisor.allInstances().map((i) => i.id), { fields }) : {}
-  return { processes: supervisor.list({ fields }), history }
+  const historyIds = ids === null ? supervisor.allInstances().map((i) => i.id) : ids
+  const history = metrics ? metrics.recent(historyIds, { fields }) : {}
+  return { processes: rows(fields), history }
 }
 
 // perFile: the last `lines` lines of each log file (PM2's way), in file order, and the files

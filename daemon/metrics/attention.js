@@ -1,42 +1,82 @@
 'use strict'
 
-// The attention half of daemon/metrics (index.js, which extends it): who is looking sets the
-// sampling rate. A subscriber (watch()) or a lease that every `list`/`show` takes (touch()) means
-// the full rate; Prometheus scrapes (scraped()) set the agents' pace while they keep coming;
-// otherwise the slow rate. Every change is told to the agents (tellAgent) and re-arms the
-// round timer (schedule(), the subclass's). Reads the subclass's fullMs, slowMs, leaseMs, now,
-// timers and states.
-const { EventEmitter } = require('node:events')
-
-const SCHEDULE_CMD = 'NODE_XPM_METRICS' // see lib/agent/metrics-schedule.js
-
-class MetricsAttention extends EventEmitter {
-  constructor ({ slowMs }) {
-    super()
+// Who is looking at the processes' figures, for the metrics schedule (daemon/metrics/index.js):
+// - watchers: a dashboard subscription. One that names the processes it shows (`ids`) asks for
+//   those only; one without ids asks for every process. A watcher may change its ids (the
+//   dashboard scrolled) without going away;
+// - a lease of leaseMs that every `list`/`show` takes (touch()): every process;
+// - the pace of Prometheus scrapes while they keep coming (scraped()): the agents report at it.
+// onChange() is called whenever the answer to covers()/any/scrapeMs may have changed.
+class Attention {
+  constructor ({ slowMs, fullMs, leaseMs, now, timers, onChange }) {
+    Object.assign(this, { slowMs, fullMs, leaseMs, now, timers, onChange })
     this.watchers = 0
+    this.allWatchers = 0 // watchers without ids
+    this.idCounts = new Map() // id → how many watchers name it
     this.leaseUntil = -Infinity
     this.leaseTimer = null
-    this.agentMs = slowMs // the interval last sent to the agents
     this.scrapeMs = null // the pace of Prometheus scrapes while they keep coming
     this.lastScrapeAt = -Infinity
-    this.scrapeUntil = -Infinity
     this.scrapeTimer = null
   }
 
-  get watched () {
-    return this.watchers > 0 || this.now() < this.leaseUntil
+  // Every process at the full rate: a watcher of all of them, or a lease.
+  get all () {
+    return this.allWatchers > 0 || this.now() < this.leaseUntil
   }
 
-  // A subscriber: full rate until the returned release() is called (once is enough).
-  watch () {
+  // Something at the full rate.
+  get any () {
+    return this.all || this.idCounts.size > 0
+  }
+
+  covers (id) {
+    return this.all || this.idCounts.has(id)
+  }
+
+  // A watcher of `ids` (an iterable of process ids; null: every process). Returns release(),
+  // once is enough, with release.update(ids) to change what this watcher looks at.
+  watch (ids = null) {
     this.watchers++
-    this.attentionChanged()
+    let current = this.add(ids)
     let released = false
-    return () => {
+    const release = () => {
       if (released) return
       released = true
       this.watchers--
-      this.attentionChanged()
+      this.remove(current)
+      this.onChange()
+    }
+    release.update = (next = null) => {
+      if (released) return
+      const added = this.add(next)
+      this.remove(current)
+      current = added
+      this.onChange()
+    }
+    this.onChange()
+    return release
+  }
+
+  add (ids) {
+    if (ids === null) {
+      this.allWatchers++
+      return null
+    }
+    const set = new Set(ids)
+    for (const id of set) this.idCounts.set(id, (this.idCounts.get(id) || 0) + 1)
+    return set
+  }
+
+  remove (set) {
+    if (set === null) {
+      this.allWatchers--
+      return
+    }
+    for (const id of set) {
+      const n = this.idCounts.get(id) - 1
+      if (n > 0) this.idCounts.set(id, n)
+      else this.idCounts.delete(id)
     }
   }
 
@@ -44,26 +84,7 @@ class MetricsAttention extends EventEmitter {
   touch () {
     this.leaseUntil = this.now() + this.leaseMs
     if (!this.leaseTimer) this.armLease(this.leaseMs)
-    this.attentionChanged()
-  }
-
-  // A Prometheus scrape (fresh() with lease: false). From the second one on, the gap between
-  // two scrapes is their pace; scrapes further apart than the slow interval change nothing.
-  scraped () {
-    const t = this.now()
-    const gap = t - this.lastScrapeAt
-    this.lastScrapeAt = t
-    if (!(gap < this.slowMs)) return
-    this.scrapeMs = Math.max(this.fullMs, Math.round(gap))
-    this.scrapeUntil = t + 2 * this.scrapeMs
-    this.timers.clearTimeout(this.scrapeTimer)
-    this.scrapeTimer = this.timers.setTimeout(() => {
-      this.scrapeTimer = null
-      this.scrapeMs = null
-      this.attentionChanged()
-    }, 2 * this.scrapeMs)
-    this.scrapeTimer.unref?.()
-    this.attentionChanged()
+    this.onChange()
   }
 
   armLease (ms) {
@@ -71,30 +92,35 @@ class MetricsAttention extends EventEmitter {
       this.leaseTimer = null
       const left = this.leaseUntil - this.now()
       if (left > 0) this.armLease(left)
-      else this.attentionChanged()
+      else this.onChange()
     }, ms)
     this.leaseTimer.unref?.()
   }
 
-  attentionChanged () {
-    const ms = this.watched ? this.fullMs : this.scrapeMs ?? this.slowMs
-    if (ms !== this.agentMs) {
-      this.agentMs = ms
-      for (const state of this.states.values()) this.tellAgent(state)
-    }
-    this.schedule()
+  // A Prometheus scrape. From the second one on, the gap between two scrapes is their pace;
+  // scrapes further apart than the slow interval change nothing.
+  scraped () {
+    const t = this.now()
+    const gap = t - this.lastScrapeAt
+    this.lastScrapeAt = t
+    if (!(gap < this.slowMs)) return
+    this.scrapeMs = Math.max(this.fullMs, Math.round(gap))
+    this.timers.clearTimeout(this.scrapeTimer)
+    this.scrapeTimer = this.timers.setTimeout(() => {
+      this.scrapeTimer = null
+      this.scrapeMs = null
+      this.onChange()
+    }, 2 * this.scrapeMs)
+    this.scrapeTimer.unref?.()
+    this.onChange()
   }
 
-  agentInterval () {
-    return this.agentMs
-  }
-
-  tellAgent (state) {
-    if (!state.send) return
-    try {
-      state.send(state.steady ? { cmd: SCHEDULE_CMD, intervalMs: this.fullMs, heartbeat: true } : { cmd: SCHEDULE_CMD, intervalMs: this.agentInterval() })
-    } catch {} // a closing channel: its exit is reported elsewhere
+  stop () {
+    this.timers.clearTimeout(this.leaseTimer)
+    this.timers.clearTimeout(this.scrapeTimer)
+    this.leaseTimer = null
+    this.scrapeTimer = null
   }
 }
 
-module.exports = { MetricsAttention, SCHEDULE_CMD }
+module.exports = { Attention }

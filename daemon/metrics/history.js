@@ -13,4 +13,21 @@ class PointHistory extends PointRing {
   }
 }
 
-module.exports = { PointHistory, POINT_FIELDS, POINT_BYTES }
+const SEED_POINTS = 8000 // history points in a subscribe reply, all processes together (~0.5 MB)
+
+// The recent history of many processes at once (metrics: their `history(id, options)`), for a
+// dashboard's first frame: the points of the last historySize full-rate intervals, at most
+// SEED_POINTS over all of them (fewer each past 66 processes), with the point figures `fields`
+// names (all without).
+function recentHistory (metrics, ids, { fields = null } = {}) {
+  const keys = fields
+    ? POINT_FIELDS.filter((f) => f === 'at' || fields.includes(f) || fields.includes(`metrics.${f}`) || fields.includes('metrics'))
+    : POINT_FIELDS
+  const max = Math.max(1, Math.min(metrics.historySize, Math.floor(SEED_POINTS / Math.max(1, ids.length))))
+  const since = metrics.clock() - metrics.historySize * metrics.fullMs
+  const out = {}
+  for (const id of ids) out[id] = metrics.history(id, { since, max, fields: keys })
+  return out
+}
+
+module.exports = { PointHistory, recentHistory, POINT_FIELDS, POINT_BYTES }

@@ -9,16 +9,17 @@
 // (touch()); and, always, for the processes with a memory limit (the policy checks them on every
 // 'sample'). Otherwise every process is sampled once per SLOW_MS, so that `list` still has a CPU
 // baseline. A `list` or `show` finding a figure older than FRESH_MS samples it on demand first
-// (fresh()). Agents report on the same schedule: the daemon sends each one its interval (an
-// internal NODE_ message, invisible to the app) when it starts and whenever the rate changes.
-// Reads of /proc go CONCURRENCY at a time, so a round over 1,000 pids never floods the thread
-// pool (which the log files share) nor holds the event loop (the cluster's accept loop).
+// (fresh()). Agents report on the same schedule (agent-schedule.js). Reads of /proc go
+// CONCURRENCY at a time (sample-round.js).
+const { EventEmitter } = require('node:events')
 const { performance } = require('node:perf_hooks')
 const { createProcSampler } = require('./proc-sampler')
-const { PointHistory, POINT_FIELDS } = require('./history')
+const { PointHistory, recentHistory } = require('./history')
 const { agentMetrics } = require('./agent-message')
 const { sampleRound, merge, EMPTY_AGENT } = require('./sample-round')
-const { MetricsAttention, SCHEDULE_CMD } = require('./attention') // SCHEDULE_CMD: see lib/agent/metrics-schedule.js
+const { Attention } = require('./attention')
+
+const { agentInterval, tellAgent, SCHEDULE_CMD } = require('./agent-schedule')
 
 const FULL_MS = 1000
 const SLOW_MS = 30000
@@ -27,19 +28,19 @@ const FRESH_MS = 2000
 const CONCURRENCY = 8
 const HISTORY_POINTS = 120 // per process: two minutes at the full rate, 7.5 KiB
 const HISTORY_BUDGET = 4 * 1024 * 1024 // all processes together (fewer points each past ~550)
-const SEED_POINTS = 8000 // history points in a subscribe reply, all processes together (~0.5 MB)
 
-class Metrics extends MetricsAttention {
+class Metrics extends EventEmitter {
   constructor ({
     fullMs = FULL_MS, slowMs = SLOW_MS, leaseMs = LEASE_MS, freshMs = FRESH_MS,
     historySize = HISTORY_POINTS, historyBudget = HISTORY_BUDGET, concurrency = CONCURRENCY,
     sampler = createProcSampler(), now = () => performance.now(), clock = Date.now,
     timers = { setTimeout, clearTimeout }
   } = {}) {
-    super({ slowMs })
+    super()
     Object.assign(this, { fullMs, slowMs, leaseMs, freshMs, historySize, historyBudget, concurrency, sampler, now, clock, timers })
     this.states = new Map()
     this.limited = 0 // tracked processes with a memory limit
+    this.attention = new Attention({ slowMs, fullMs, leaseMs, now, timers, onChange: () => this.attentionChanged() })
     this.started = false
     this.timer = null
     this.timerDue = Infinity
@@ -71,7 +72,7 @@ class Metrics extends MetricsAttention {
       this.setLimited(old, false)
       this.sampler.forget?.(old.pid)
     }
-    const state = { pid, prev: null, os: null, agent: null, sampledAt: -Infinity, limited: false, steady, send, history: old ? old.history : new PointHistory() }
+    const state = { id, pid, prev: null, os: null, agent: null, sampledAt: -Infinity, limited: false, steady, send, told: null, history: old ? old.history : new PointHistory() }
     this.states.set(id, state)
     this.setLimited(state, limited)
     this.tellAgent(state)
@@ -121,18 +122,9 @@ class Metrics extends MetricsAttention {
     return state ? state.history.toArray(options) : []
   }
 
-  // The recent history of many processes at once, for a dashboard's first frame: the points of
-  // the last historySize full-rate intervals, at most SEED_POINTS over all of them (fewer each
-  // past 66 processes), with the point figures `fields` names (all without).
-  recent (ids, { fields = null } = {}) {
-    const keys = fields
-      ? POINT_FIELDS.filter((f) => f === 'at' || fields.includes(f) || fields.includes(`metrics.${f}`) || fields.includes('metrics'))
-      : POINT_FIELDS
-    const max = Math.max(1, Math.min(this.historySize, Math.floor(SEED_POINTS / Math.max(1, ids.length))))
-    const since = this.clock() - this.historySize * this.fullMs
-    const out = {}
-    for (const id of ids) out[id] = this.history(id, { since, max, fields: keys })
-    return out
+  // The recent history of many processes at once, for a dashboard's first frame (history.js).
+  recent (ids, options) {
+    return recentHistory(this, ids, options)
   }
 
   snapshot () {
@@ -142,6 +134,42 @@ class Metrics extends MetricsAttention {
       if (point) out.set(id, point)
     }
     return out
+  }
+
+  // ---- attention ----------------------------------------------------------------------------
+
+  // Full-rate rounds are needed: someone watches some or all processes.
+  get watched () {
+    return this.attention.any
+  }
+
+  // A subscriber of `ids` (null: every process), at the full rate until the returned release()
+  // is called (once is enough); release.update(ids) changes what it watches (attention.js).
+  watch (ids = null) {
+    return this.attention.watch(ids)
+  }
+
+  // Someone looked (`list`, `show`): every process at the full rate for the next leaseMs.
+  touch () {
+    this.attention.touch()
+  }
+
+  // A Prometheus scrape (fresh() with lease: false): its pace sets the agents' (attention.js).
+  scraped () {
+    this.attention.scraped()
+  }
+
+  attentionChanged () {
+    for (const state of this.states.values()) this.tellAgent(state)
+    this.schedule()
+  }
+
+  agentInterval (id = null) {
+    return agentInterval(this, id)
+  }
+
+  tellAgent (state) {
+    tellAgent(this, state)
   }
 
   // ---- schedule -----------------------------------------------------------------------------
@@ -156,11 +184,8 @@ class Metrics extends MetricsAttention {
   stop () {
     this.started = false
     this.timers.clearTimeout(this.timer)
-    this.timers.clearTimeout(this.leaseTimer)
-    this.timers.clearTimeout(this.scrapeTimer)
+    this.attention.stop()
     this.timer = null
-    this.leaseTimer = null
-    this.scrapeTimer = null
     this.timerDue = Infinity
   }
 
@@ -194,19 +219,20 @@ class Metrics extends MetricsAttention {
     if (this.started) await this.tick()
   }
 
-  // One sampling round: every process while watched or when the slow round is due, else only
-  // those with a memory limit. A round still running when the next is due makes that one a no-op
-  // (returns false) instead of piling reads up.
+  // One sampling round: every process while all are watched or when the slow round is due, else
+  // those watched by id and those with a memory limit. A round still running when the next is
+  // due makes that one a no-op (returns false) instead of piling reads up.
   async tick () {
     if (this.inflight) return false
     const t = this.now()
-    const all = this.watched || t - this.lastAllAt >= this.slowMs - this.fullMs / 2
+    const all = this.attention.all || t - this.lastAllAt >= this.slowMs - this.fullMs / 2
     this.lastRoundAt = t
     if (all) this.lastAllAt = t
     // A process read in the last half interval (on demand) is not read again so soon.
     const round = []
     for (const entry of this.states) {
-      if ((all || entry[1].limited) && t - entry[1].sampledAt >= this.fullMs / 2) round.push(entry)
+      const wanted = all || entry[1].limited || this.attention.covers(entry[0])
+      if (wanted && t - entry[1].sampledAt >= this.fullMs / 2) round.push(entry)
     }
     this.rounds++
     await this.exclusive(() => this.sampleAll(round, { history: true }))
@@ -216,9 +242,10 @@ class Metrics extends MetricsAttention {
   // On demand, for `list` and `show`: samples the given ids (all when null) whose last sample is
   // older than freshMs, then resolves. Also takes the attention lease, unless `lease: false` (a
   // Prometheus scrape: periodic, not someone watching; its pace sets the agents', scraped()).
-  async fresh (ids = null, { lease = true } = {}) {
+  // A dashboard watching some ids passes scrape: false too (its watch() is its attention).
+  async fresh (ids = null, { lease = true, scrape = true } = {}) {
     if (lease) this.touch()
-    else this.scraped()
+    else if (scrape) this.scraped()
     while (this.inflight) await this.inflight.catch(() => {})
     const t = this.now()
     const stale = []
@@ -251,10 +278,11 @@ class Metrics extends MetricsAttention {
     return {
       tracked: this.states.size,
       limited: this.limited,
-      watchers: this.watchers,
+      watchers: this.attention.watchers,
       watched: this.watched,
+      watchedIds: this.attention.all ? null : this.attention.idCounts.size,
       agentIntervalMs: this.agentInterval(),
-      scrapeMs: this.scrapeMs,
+      scrapeMs: this.attention.scrapeMs,
       nextRoundInMs: this.timer ? Math.max(0, this.timerDue - this.now()) : null,
       rounds: this.rounds,
       reads: this.reads,

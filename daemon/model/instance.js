@@ -200,12 +200,17 @@ class Instance {
     this.crashTimes = []
     this.unstableRuns = 0
     // a start of many processes forks a few per turn of the event loop (model/fork-pacer.js)
-    if (this.context.forkPacer) {
-      await this.context.forkPacer.slot(signal)
+    const pacer = this.context.forkPacer
+    if (!pacer) return abortable(this.launch(), signal)
+    await pacer.slot(signal)
+    try {
+      signal.throwIfAborted()
       if (this.status === STATUS.ONLINE) return
       if (this.status === STATUS.LAUNCHING) return abortable(this.ready, signal)
+      return abortable(this.launch(), signal) // forks now, in this tick
+    } finally {
+      pacer.done()
     }
-    return abortable(this.launch(), signal)
   }
 
   // Stops every process of the slot, gracefully; callers during a stop share it. cause: why (the

@@ -25,7 +25,8 @@ async function startDaemon (paths, { timeout = 10000, env: cliEnv = process.env 
   const env = { ...cliEnv, XPM_HOME: paths.home }
   delete env.XPM_TREE
   delete env.XPM_LAUNCH
-  const child = spawn(process.execPath, [DAEMON_ENTRY], {
+  const { daemonNodeFlags } = require('./daemon-node-flags')
+  const child = spawn(process.execPath, [...daemonNodeFlags(), DAEMON_ENTRY], {
     detached: true,
     stdio: ['ignore', out, out],
     env,

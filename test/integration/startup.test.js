@@ -8,6 +8,7 @@ const net = require('node:net')
 const path = require('node:path')
 const { execFileSync, spawnSync } = require('node:child_process')
 const { createHome, freePort, httpGet, fixture, isAlive, waitFor, ROOT } = require('../helpers/xpm')
+const { daemonNodeFlags } = require('../../lib/cli/daemon-node-flags')
 
 const ok = (res) => assert.equal(res.code, 0, res.stderr)
 const SYSTEMD_ANALYZE = ['/usr/bin/systemd-analyze', '/bin/systemd-analyze'].find((f) => fs.existsSync(f))
@@ -31,10 +32,12 @@ test('xpm startup prints a valid systemd unit: Type=simple, no PID file, Restart
   assert.match(unit, new RegExp(`^User=${os.userInfo().username}$`, 'm'))
   assert.match(unit, new RegExp(`^Environment=XPM_HOME=${h.home}$`, 'm'))
   const exec = unit.match(/^ExecStart=(.*)$/m)[1].split(' ')
+  const flags = daemonNodeFlags() // the daemon's V8 flags (lib/cli/daemon-node-flags.js)
   assert.equal(exec[0], process.execPath)
-  assert.equal(exec[1], path.join(ROOT, 'daemon', 'index.js'))
-  assert.ok(path.isAbsolute(exec[0]) && fs.existsSync(exec[1]))
-  assert.deepEqual(exec.slice(2), ['--foreground', '--resurrect'])
+  assert.deepEqual(exec.slice(1, 1 + flags.length), flags)
+  assert.equal(exec[1 + flags.length], path.join(ROOT, 'daemon', 'index.js'))
+  assert.ok(path.isAbsolute(exec[0]) && fs.existsSync(exec[1 + flags.length]))
+  assert.deepEqual(exec.slice(2 + flags.length), ['--foreground', '--resurrect'])
   assert.match(unit, /^WantedBy=multi-user\.target$/m)
 
   if (SYSTEMD_ANALYZE) {

@@ -181,7 +181,7 @@ test('the sampling timers never keep the daemon alive', () => {
   metrics.start()
   metrics.touch()
   assert.equal(metrics.timer.hasRef(), false)
-  assert.equal(metrics.leaseTimer.hasRef(), false)
+  assert.equal(metrics.attention.leaseTimer.hasRef(), false)
   metrics.stop()
   assert.equal(metrics.timer, null)
 })

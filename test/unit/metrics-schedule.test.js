@@ -228,3 +228,44 @@ test('issue 23: 100 processes forked one after another start reporting spread ov
   assert.ok(Math.max(...buckets) <= 20, `${buckets}`)
   assert.equal(startDelayFor(4242), startDelayFor(4242))
 })
+
+test('issue 27: a watcher of some ids reads those every second and the others once per 30 s; it can change its ids', async () => {
+  const { metrics, time, readsOf } = setup()
+  const sent = new Map() // id → intervals told to its agent
+  for (let i = 0; i < 3; i++) metrics.track(i, 100 + i, { send: (msg) => (sent.get(i) || sent.set(i, []).get(i)).push(msg.intervalMs) })
+  metrics.start()
+  const release = metrics.watch([1])
+  await time.advance(2500)
+  assert.deepEqual(readsOf(101), [0, 1000, 2000])
+  assert.deepEqual(readsOf(100), [])
+  assert.deepEqual([...sent.values()], [[30000], [30000, 1000], [30000]], 'only the watched one reports at the full rate')
+  assert.equal(metrics.stats().watchedIds, 1)
+  release.update([2])
+  await time.advance(1000)
+  assert.deepEqual(readsOf(101), [0, 1000, 2000])
+  assert.deepEqual(readsOf(102), [3000])
+  assert.deepEqual([...sent.values()], [[30000], [30000, 1000, 30000], [30000, 1000]])
+  await time.advance(27000) // the slow round over every process still comes
+  assert.deepEqual(readsOf(100), [30000])
+  metrics.watch()() // a watcher of every process coming and going: every agent told twice
+  assert.deepEqual([...sent.values()].map((s) => s.length), [3, 5, 2])
+  release()
+  assert.deepEqual([...sent.values()].map((s) => s.at(-1)), [30000, 30000, 30000])
+  assert.equal(metrics.stats().watched, false)
+  metrics.stop()
+})
+
+test('issue 27: a dashboard freshening the ids it watches is neither a lease nor a scrape', async () => {
+  const { metrics, time, readsOf } = setup()
+  for (let i = 0; i < 3; i++) metrics.track(i, 100 + i)
+  metrics.start()
+  await time.advance(3000)
+  await metrics.fresh([1], { lease: false, scrape: false })
+  await time.advance(2000) // figures older than 2 s are read again
+  await metrics.fresh([1], { lease: false, scrape: false })
+  assert.deepEqual(readsOf(101), [3000, 5000])
+  assert.deepEqual(readsOf(100), [])
+  assert.equal(metrics.stats().watched, false)
+  assert.equal(metrics.stats().scrapeMs, null)
+  metrics.stop()
+})

@@ -51,7 +51,12 @@ test('subscribes to processes and logs, draws the list, moves with j/k and quits
   const model = new MonitModel()
   const run = runMonit({ client, ...term, model })
   await waitFor(() => term.screen().includes('svc-1'))
-  assert.deepEqual(client.requests, [{ method: 'subscribe', params: { topics: ['processes', 'logs'], fields: MONIT_FIELDS } }])
+  // issue 27: none in full at first, then the rows the first paint showed
+  await waitFor(() => client.requests.length === 2)
+  assert.deepEqual(client.requests, [
+    { method: 'subscribe', params: { topics: ['processes', 'logs'], fields: MONIT_FIELDS, ids: [] } },
+    { method: 'watch', params: { ids: [0, 1] } }
+  ])
   term.stdin.write('j')
   await waitFor(() => model.selectedId === 1)
   term.stdin.write('k')
@@ -148,6 +153,12 @@ test('with the real client over a socket: subscribe, a push, then the daemon clo
   const server = net.createServer((conn) => {
     const decoder = new LineDecoder({
       onMessage: (msg) => {
+        if (msg.method === 'watch') {
+          // [0, 3], or [0] first when the push comes after the first paint
+          const history = Object.fromEntries(msg.params.ids.map((id) => [id, id === 0 ? [{ at: 1, cpu: 1 }, { at: 2, cpu: 2 }] : []]))
+          conn.write(encode({ id: msg.id, result: { history } }))
+          return
+        }
         assert.equal(msg.method, 'subscribe')
         conn.write(encode({ id: msg.id, result: { processes: [proc(0)], history: { 0: [{ at: 1, cpu: 1, memory: 1, heapUsed: 1, heapTotal: 2, elP95: 1, elP99: 1, elu: 0 }] } } }))
         conn.write(encode({ event: 'processes', data: [proc(0), proc(3)] }))
@@ -166,7 +177,8 @@ test('with the real client over a socket: subscribe, a push, then the daemon clo
   const model = new MonitModel()
   const run = runMonit({ client, ...term, model })
   await waitFor(() => term.screen().includes('svc-3'))
-  assert.equal(model.historyOf(0).length, 2, 'seeded point plus the push')
+  await waitFor(() => model.historyOf(0).length === 2) // the watch reply's history
+  assert.deepEqual(model.seriesOf(0, 'cpu', 10), [1, 2])
   server.conn.destroy()
   assert.equal(await run, 1)
   assert.match(term.errText(), /xpm daemon went away/)

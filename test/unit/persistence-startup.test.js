@@ -10,9 +10,9 @@ const { createIo } = require('../../lib/cli/io')
 const { capture } = require('../helpers/cli')
 
 test('renderUnit quotes paths with spaces and escapes systemd % specifiers', () => {
-  const unit = renderUnit({ user: 'ann', home: '/home/ann', xpmHome: '/home/ann/my 100% apps', node: '/opt/node 20/bin/node', entry: '/srv/xpm/daemon/index.js' })
+  const unit = renderUnit({ user: 'ann', home: '/home/ann', xpmHome: '/home/ann/my 100% apps', node: '/opt/node 20/bin/node', nodeFlags: ['--max-semi-space-size=1'], entry: '/srv/xpm/daemon/index.js' })
   assert.match(unit, /^Environment="XPM_HOME=\/home\/ann\/my 100%% apps"$/m)
-  assert.match(unit, /^ExecStart="\/opt\/node 20\/bin\/node" \/srv\/xpm\/daemon\/index\.js --foreground --resurrect$/m)
+  assert.match(unit, /^ExecStart="\/opt\/node 20\/bin\/node" --max-semi-space-size=1 \/srv\/xpm\/daemon\/index\.js --foreground --resurrect$/m)
   assert.match(unit, /^Environment="PATH=\/opt\/node 20\/bin:/m)
   assert.match(unit, /^User=ann$/m)
   assert.match(unit, /^KillMode=mixed$/m)

@@ -7,6 +7,7 @@ const { spawnSync } = require('node:child_process')
 const { pathToFileURL } = require('node:url')
 const { XpmError } = require('../../shared/errors')
 const { homePaths } = require('../../shared/paths')
+const { daemonNodeFlags } = require('../daemon-node-flags')
 
 const DAEMON_ENTRY = path.join(__dirname, '..', '..', '..', 'daemon', 'index.js')
 
@@ -17,8 +18,9 @@ const DAEMON_ENTRY = path.join(__dirname, '..', '..', '..', 'daemon', 'index.js'
 //   KillMode=mixed: `systemctl stop` sends SIGTERM to the daemon only, which stops every app
 //   gracefully (cluster disconnect, kill_timeout) before systemd SIGKILLs what is left.
 // metrics: XPM_METRICS as `xpm startup` found it (the daemon's Prometheus endpoint, docs/metrics.md).
-// waitIp: PM2's --wait-ip, start once the network is online.
-function renderUnit ({ user, home, xpmHome, node = process.execPath, entry = DAEMON_ENTRY, userUnit = false, stopTimeoutSec = 60, metrics = null, waitIp = false }) {
+// waitIp: PM2's --wait-ip, start once the network is online. nodeFlags: the daemon's V8 flags
+// (lib/cli/daemon-node-flags.js), for this Node.
+function renderUnit ({ user, home, xpmHome, node = process.execPath, nodeFlags = daemonNodeFlags(), entry = DAEMON_ENTRY, userUnit = false, stopTimeoutSec = 60, metrics = null, waitIp = false }) {
   const pathDirs = [...new Set([path.dirname(node), '/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'])]
   const lines = [
     '[Unit]',
@@ -34,7 +36,7 @@ function renderUnit ({ user, home, xpmHome, node = process.execPath, entry = DAE
     `Environment=${quote('XPM_HOME=' + xpmHome)}`,
     `Environment=${quote('PATH=' + pathDirs.join(':'))}`,
     ...(metrics ? [`Environment=${quote('XPM_METRICS=' + metrics)}`] : []),
-    `ExecStart=${[node, entry, '--foreground', '--resurrect'].map(quote).join(' ')}`,
+    `ExecStart=${[node, ...nodeFlags, entry, '--foreground', '--resurrect'].map(quote).join(' ')}`,
     'Restart=always',
     'RestartSec=2',
     'KillMode=mixed',

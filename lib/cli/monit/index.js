@@ -5,6 +5,7 @@
 // pushes are coalesced into at most one extra paint per LOG_PAINT_MS. No timer runs while idle.
 
 const { MonitModel, MONIT_FIELDS } = require('./model')
+const { watchShown } = require('./watch-shown')
 
 const LOG_PAINT_MS = 200
 const GONE_MESSAGE = 'xpm monit: the xpm daemon went away'
@@ -26,11 +27,13 @@ async function runMonit ({ client, stdout = process.stdout, stdin = process.stdi
 
   let reply
   try {
-    reply = await client.request('subscribe', { topics: ['processes', 'logs'], fields: MONIT_FIELDS })
+    // ids: none in full until the first paint says which rows are shown (watch-shown.js)
+    reply = await client.request('subscribe', { topics: ['processes', 'logs'], fields: MONIT_FIELDS, ids: [] })
   } catch (err) {
     detach()
     throw err
   }
+  model.watch([])
   model.seed(reply || {})
   if (gone) {
     detach()
@@ -44,16 +47,19 @@ async function runMonit ({ client, stdout = process.stdout, stdin = process.stdi
   return new Promise((resolve) => {
     let timer = null
     let done = false
+    const shown = watchShown({ client, model, onHistory: () => draw() })
     const draw = () => {
       if (done) return
       clearTimeout(timer)
       timer = null
       view.draw(model)
+      shown.sync()
     }
     const finish = (code, message) => {
       if (done) return
       done = true
       clearTimeout(timer)
+      shown.close()
       detach()
       process.off('SIGTERM', onSignal)
       process.off('SIGHUP', onSignal)

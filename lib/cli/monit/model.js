@@ -38,20 +38,38 @@ class MonitModel {
     this.logs = new Map()
     this.selectedId = null
     this.scrollTop = 0
+    this.watched = null // ids the daemon sends in full (null: all); only those get chart points
+    this.shown = [] // ids of the rows the last paint showed
     this.logVersion = 0
   }
 
   // The subscribe reply: the current list plus the daemon's recent history per id.
   seed ({ processes = [], history = {} } = {}) {
-    const entries = Object.entries(history || {})
-    const limit = this.historyLimit(entries.length)
-    for (const [id, points] of entries) {
+    this.seedHistory(history, Object.keys(history || {}).length)
+    this.setProcesses(processes, { record: false })
+  }
+
+  // The daemon's recent history of some ids (a subscribe or watch reply) replaces theirs.
+  seedHistory (history, count = this.processes.length) {
+    const limit = this.historyLimit(count)
+    for (const [id, points] of Object.entries(history || {})) {
       if (!Array.isArray(points)) continue
       const series = new Series()
       for (const p of points.slice(-limit)) series.push(p || {}, limit)
       this.history.set(Number(id), series)
     }
-    this.setProcesses(processes, { record: false })
+  }
+
+  // The ids the daemon sends in full from now on (null: all of them).
+  watch (ids) {
+    this.watched = ids === null ? null : new Set(ids)
+  }
+
+  // The rows last painted and the selected process, in id order.
+  shownIds () {
+    const ids = new Set(this.shown)
+    if (this.selectedId !== null) ids.add(this.selectedId)
+    return [...ids].sort((a, b) => a - b)
   }
 
   historyLimit (count = this.processes.length) {
@@ -74,6 +92,7 @@ class MonitModel {
       const at = this.now()
       const limit = this.historyLimit()
       for (const proc of this.processes) {
+        if (this.watched !== null && !this.watched.has(proc.id)) continue // a summary row
         let series = this.history.get(proc.id)
         if (!series) this.history.set(proc.id, (series = new Series()))
         series.push(pointOf(proc, at), limit)
@@ -120,12 +139,17 @@ class MonitModel {
   // The rows to show in a list `height` rows tall, scrolled just enough to keep the selection visible.
   visibleRows (height) {
     const count = this.processes.length
-    if (height <= 0 || count === 0) return { start: 0, rows: [] }
+    if (height <= 0 || count === 0) {
+      this.shown = []
+      return { start: 0, rows: [] }
+    }
     const sel = Math.max(this.selectedIndex(), 0)
     if (sel < this.scrollTop) this.scrollTop = sel
     if (sel >= this.scrollTop + height) this.scrollTop = sel - height + 1
     this.scrollTop = Math.max(0, Math.min(this.scrollTop, count - height))
-    return { start: this.scrollTop, rows: this.processes.slice(this.scrollTop, this.scrollTop + height) }
+    const rows = this.processes.slice(this.scrollTop, this.scrollTop + height)
+    this.shown = rows.map((p) => p.id)
+    return { start: this.scrollTop, rows }
   }
 
   // [{ at, cpu, heapUsed }] oldest first.

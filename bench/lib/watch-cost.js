@@ -1,0 +1,38 @@
+'use strict'
+
+const path = require('node:path')
+const { cpuMs, delay } = require('./util')
+
+// Issue 27: the daemon's CPU while a dashboard watches some processes against all of them. A
+// client of the real socket subscribes to the processes topic as `xpm monit` does: with the ids
+// of `shown` processes (what a terminal shows), or without ids (every process, as dashboards did
+// before `watch`). Windows alternate (some, all, some, all, …), each read over `seconds` after
+// SETTLE_MS (the agents switching their interval). xpm only: PM2 has no such subscription.
+const SETTLE_MS = 2000
+
+async function watchCost (xpm, { root, shown = 10, rounds = 2, seconds = 10 }) {
+  const { connectOnce } = require(path.join(root, 'lib', 'client'))
+  const socket = path.join(xpm.home, 'daemon.sock')
+  const daemon = xpm.daemonPid()
+  const ids = (await xpm.jlist()).map((p) => p.id).sort((a, b) => a - b).slice(0, shown)
+  const out = { some: [], all: [] }
+  for (let round = 0; round < rounds; round++) {
+    for (const kind of ['some', 'all']) {
+      const client = await connectOnce(socket)
+      try {
+        await client.request('subscribe', { topics: ['processes'], ...(kind === 'some' ? { ids } : {}) })
+        await delay(SETTLE_MS)
+        const c0 = cpuMs(daemon)
+        const t0 = performance.now()
+        await delay(seconds * 1000)
+        out[kind].push((cpuMs(daemon) - c0) / (performance.now() - t0) * 100)
+      } finally {
+        client.close()
+      }
+      await delay(SETTLE_MS) // the agents back on the idle schedule
+    }
+  }
+  return out
+}
+
+module.exports = { watchCost }

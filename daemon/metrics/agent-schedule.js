@@ -1,0 +1,27 @@
+'use strict'
+
+// What each process' agent is told about its report interval (daemon/metrics/index.js): an
+// internal NODE_ message, invisible to the app, sent when it starts and whenever its rate changes.
+const SCHEDULE_CMD = 'NODE_XPM_METRICS' // see lib/agent/metrics-schedule.js
+
+// The interval a process' agent reports at: the full rate while it is watched, else the pace
+// of Prometheus scrapes, else the slow one. id null: the interval of a process nobody names.
+function agentInterval (metrics, id = null) {
+  const { attention } = metrics
+  if (id === null ? attention.all : attention.covers(id)) return metrics.fullMs
+  return attention.scrapeMs ?? metrics.slowMs
+}
+
+// Sends a process' agent its interval when it changed (always the full rate for a steady one).
+function tellAgent (metrics, state) {
+  if (!state.send) return
+  const ms = state.steady ? metrics.fullMs : agentInterval(metrics, state.id)
+  const told = state.steady ? `${ms} heartbeat` : ms
+  if (told === state.told) return
+  state.told = told
+  try {
+    state.send(state.steady ? { cmd: SCHEDULE_CMD, intervalMs: ms, heartbeat: true } : { cmd: SCHEDULE_CMD, intervalMs: ms })
+  } catch {} // a closing channel: its exit is reported elsewhere
+}
+
+module.exports = { agentInterval, tellAgent, SCHEDULE_CMD }
