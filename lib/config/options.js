@@ -27,7 +27,7 @@ const PLUS = 'a PM2 Plus (Keymetrics) feature; xpm\'s own agent reports heap and
 
 const OPTIONS = [
   // What to run
-  { key: 'name', target: 'name', type: 'name', flag: '-n, --name <name>', description: 'App name, unique per daemon (default: the script file name without extension)', pm2: 'Names that are numbers, `all`, or hold slashes or control characters are refused: they would be read as ids or break log file names' },
+  { key: 'name', target: 'name', type: 'name', flag: '-n, --name <name>', description: 'App name, unique per daemon (default: the script file name without extension)', pm2: 'Names `all`, or with slashes or control characters are refused: they would break targets or log file names. A name of digits is allowed; a target that is both an id and a name means the id, as in PM2' },
   { key: 'name_prefix', target: null, type: 'string', description: 'Prefix of the app name: the app is called `<name_prefix>:<name>`' },
   { key: 'namespace', target: 'namespace', type: 'name', default: 'default', flag: '--namespace <name>', description: 'Group of apps: `xpm list` shows it and commands accept it as a target, like an app name' },
   { key: 'script', aliases: ['exec', 'cmd', 'command'], target: 'script', type: 'path', required: true, description: 'Script or executable to run, relative to cwd; a bare name is looked up on PATH (`npm`, `next`), and a whole command line (`"npm run start"`) runs as that command', pm2: 'A script found on PATH runs under Node when its first line names node (so `npm` can run in cluster mode), else as itself' },
