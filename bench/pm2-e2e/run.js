@@ -18,7 +18,9 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { spawn, spawnSync } = require('node:child_process')
-const { pm2Shims, xpmShims, writeShims } = require('./shims')
+const { pm2Shims, xpmShims, writeShims, XPM_ROOT } = require('./shims')
+
+const PM2_INSIDE = '/tmp/pm2-install/node_modules/pm2' // the installed PM2, copied into each contender's /tmp
 const { listScripts, firstFailure, leftoverPids } = require('./scripts')
 
 function parseArgs (argv) {
@@ -35,7 +37,9 @@ function parseArgs (argv) {
     else throw new Error(`unknown argument ${a} (see the comment at the top of ${__filename})`)
   }
   if (!opts.src || !fs.existsSync(path.join(opts.src, 'test', 'e2e.sh'))) throw new Error('give the path of a PM2 source checkout (with test/e2e.sh)')
-  if (opts.contenders.includes('pm2') && !opts.pm2) throw new Error('--pm2 <folder of the installed pm2 package> is needed to run PM2')
+  // PM2's fixtures require PM2's own modules/ (../../../modules/pm2-io-bpm): both contenders need them
+  if (!opts.pm2 || !fs.existsSync(path.join(opts.pm2, 'modules'))) throw new Error('--pm2 <folder of the installed pm2 package> is needed (its modules/ are required by the fixtures)')
+  if (XPM_ROOT.startsWith('/tmp/')) throw new Error(`xpm (${XPM_ROOT}) must not live under /tmp: each contender gets a /tmp of its own`)
   return opts
 }
 
@@ -59,7 +63,10 @@ async function runOne (opts, contender, script, index) {
   const inside = path.join('/tmp', name)
   fs.rmSync(tree, { recursive: true, force: true })
   fs.cpSync(path.join(opts.src, 'test'), path.join(tree, 'test'), { recursive: true })
-  writeShims(path.join(tree, 'bin'), contender === 'pm2' ? pm2Shims('/tmp/pm2-install/node_modules/pm2') : xpmShims())
+  // as in a checkout of PM2: the fixtures' helpers (modules/) and their dependencies (node_modules)
+  fs.symlinkSync(path.join(PM2_INSIDE, 'modules'), path.join(tree, 'modules'))
+  fs.symlinkSync(path.dirname(PM2_INSIDE), path.join(tree, 'node_modules'))
+  writeShims(path.join(tree, 'bin'), contender === 'pm2' ? pm2Shims(PM2_INSIDE) : xpmShims())
   fs.mkdirSync(path.join(tree, 'home'))
   const home = path.join(inside, 'home')
   const env = contenderEnv(home)
@@ -111,7 +118,7 @@ async function main () {
     results[contender] = {}
     const privateTmp = path.join(opts.work, `${contender}-tmp`)
     fs.mkdirSync(privateTmp, { recursive: true })
-    if (contender === 'pm2') fs.cpSync(path.dirname(opts.pm2), path.join(privateTmp, 'pm2-install', 'node_modules'), { recursive: true })
+    fs.cpSync(path.dirname(opts.pm2), path.join(privateTmp, 'pm2-install', 'node_modules'), { recursive: true })
     for (const [i, script] of scripts.entries()) {
       const r = await runOne(opts, contender, script, i)
       results[contender][script] = r
