@@ -63,6 +63,9 @@ async function runOne (opts, contender, script, index) {
   const inside = path.join('/tmp', name)
   fs.rmSync(tree, { recursive: true, force: true })
   fs.cpSync(path.join(opts.src, 'test'), path.join(tree, 'test'), { recursive: true })
+  // modes as a `git clone` under umask 022 leaves them (an archive extracted by root keeps 0775,
+  // and xpm refuses to write logs into a folder others can write: docs/logs.md)
+  spawnSync('chmod', ['-R', 'go-w', path.join(tree, 'test')])
   // as in a checkout of PM2: the fixtures' helpers (modules/) and their dependencies (node_modules)
   fs.symlinkSync(path.join(PM2_INSIDE, 'modules'), path.join(tree, 'modules'))
   fs.symlinkSync(path.dirname(PM2_INSIDE), path.join(tree, 'node_modules'))
