@@ -2,7 +2,7 @@
 'use strict'
 
 // node bench/pm2-e2e/run.js <pm2-source-checkout> --pm2 <installed pm2 package folder>
-//        [--contenders pm2,xpm] [--only cli/reload,dump] [--timeout 120] [--work <dir>] [--keep]
+//        [--contenders pm2,xpm] [--only cli/reload,dump] [--timeout 120] [--retries 1] [--work <dir>] [--keep]
 // Runs the e2e scripts of PM2's repository (those its test/e2e.sh runs) against PM2 itself and
 // against xpm through the shims of shims.js, one script at a time, PM2 first (the reference), and
 // prints a table: script, PM2 pass/fail, xpm pass/fail, xpm's first failing line. PM2's test files
@@ -24,13 +24,14 @@ const PM2_INSIDE = '/tmp/pm2-install/node_modules/pm2' // the installed PM2, cop
 const { listScripts, firstFailure, leftoverPids } = require('./scripts')
 
 function parseArgs (argv) {
-  const opts = { contenders: ['pm2', 'xpm'], only: null, timeout: 120, keep: false, work: path.join(os.tmpdir(), `xpm-pm2-e2e-${process.pid}`) }
+  const opts = { contenders: ['pm2', 'xpm'], only: null, timeout: 120, retries: 1, keep: false, work: path.join(os.tmpdir(), `xpm-pm2-e2e-${process.pid}`) }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     if (a === '--pm2') opts.pm2 = path.resolve(argv[++i])
     else if (a === '--contenders') opts.contenders = argv[++i].split(',')
     else if (a === '--only') opts.only = argv[++i].split(',')
     else if (a === '--timeout') opts.timeout = Number(argv[++i])
+    else if (a === '--retries') opts.retries = Number(argv[++i])
     else if (a === '--work') opts.work = path.resolve(argv[++i])
     else if (a === '--keep') opts.keep = true
     else if (!a.startsWith('-') && !opts.src) opts.src = path.resolve(a)
@@ -123,12 +124,14 @@ async function main () {
     fs.mkdirSync(privateTmp, { recursive: true })
     fs.cpSync(path.dirname(opts.pm2), path.join(privateTmp, 'pm2-install', 'node_modules'), { recursive: true })
     for (const [i, script] of scripts.entries()) {
-      const r = await runOne(opts, contender, script, i)
+      // a failed script runs once more, as PM2's own runner (test/e2e.sh's runTest) does
+      let r = await runOne(opts, contender, script, i)
+      for (let n = 0; !r.pass && n < opts.retries; n++) r = { ...(await runOne(opts, contender, script, i)), firstTry: r.failure }
       results[contender][script] = r
       process.stderr.write(`${contender} ${r.pass ? 'pass' : 'FAIL'} ${script} (${r.seconds} s)${r.pass ? '' : ': ' + r.failure}\n`)
     }
   }
-  const summary = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, pm2Version: version, timeout: opts.timeout, results }
+  const summary = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, pm2Version: version, timeout: opts.timeout, retries: opts.retries, results }
   fs.writeFileSync(path.join(opts.work, `results-${opts.contenders.join('-')}.json`), JSON.stringify(summary, null, 2))
   console.log(table(scripts, results))
 }
