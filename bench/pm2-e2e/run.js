@@ -59,7 +59,8 @@ function inPrivateTmp (privateTmp, cwd, argv) {
 // One script under one contender: its own tree and HOME, `nice`, a deadline; then cleanup.
 async function runOne (opts, contender, script, index) {
   const privateTmp = path.join(opts.work, `${contender}-tmp`)
-  const name = `${contender}-${String(index).padStart(2, '0')}`
+  // a name of its own on the machine: daemons find their leftovers by the path of their home
+  const name = `${contender}-${process.pid}-${String(index).padStart(2, '0')}`
   const tree = path.join(privateTmp, name)
   const inside = path.join('/tmp', name)
   fs.rmSync(tree, { recursive: true, force: true })

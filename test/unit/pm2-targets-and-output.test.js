@@ -163,6 +163,8 @@ test('options changed on restart: parsed as start parses them, set on the spec',
   assert.equal(out.maxMemoryRestart, 300 * 1024 * 1024)
   assert.deepEqual(spec.nodeArgs, [], 'the original is untouched')
   assert.equal(applyChanges(out, changesOf({ watch: false }, { cwd: '/srv' })).watch, false)
+  assert.equal(applyChanges(out, changesOf({ watch: true }, { cwd: '/srv' })).watch, false, 'a bare --watch toggles, as PM2')
+  assert.deepEqual(applyChanges(out, changesOf({ watch: ['/srv/lib'] }, { cwd: '/srv' })).watch, ['/srv/lib'], 'paths set')
   assert.equal(changesOf({ json: true, updateEnv: true }), null)
   assert.throws(() => changesOf({ cronRestart: 'every day' }, { cwd: '/' }), { code: 'XPM_ERR_CONFIG_INVALID' })
 })
