@@ -83,3 +83,22 @@ test('set <app>.<key> <value>: kept, given to the app as PM2 gives it, the app r
   ok(logrotate)
   assert.match(logrotate.stdout + logrotate.stderr, /log rotation is built in/)
 })
+
+test('start <program on PATH> alone (cli/binary.sh): runs it when no app has that name; a known name still means the app', async (t) => {
+  const h = createHome(t)
+  const bin = fs.mkdtempSync(path.join(h.home, 'bin-'))
+  const program = path.join(bin, 'idle-daemon')
+  fs.writeFileSync(program, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(fixture('idle.js'))}\n`, { mode: 0o755 })
+  const env = { PATH: `${bin}:${process.env.PATH}` }
+  ok(await h.run(['start', 'idle-daemon'], { env }))
+  const [p] = await h.jlist()
+  assert.deepEqual([p.name, p.status, p.restarts], ['idle-daemon', 'online', 0])
+  const shown = JSON.parse((await h.run(['jlist', '--pm2'])).stdout)[0].pm2_env
+  assert.deepEqual([shown.pm_exec_path, shown.exec_interpreter], [program, 'none'])
+  // the second time the name is the app's: a start of a running app restarts it (smart start)
+  ok(await h.run(['start', 'idle-daemon'], { env }))
+  assert.deepEqual((await h.jlist()).map((x) => [x.name, x.restarts]), [['idle-daemon', 1]])
+  const missing = await h.run(['start', 'no-such-program-or-app'], { env })
+  assert.equal(missing.code, 1)
+  assert.match(missing.stderr, /XPM_ERR_APP_NOT_FOUND/)
+})

@@ -39,6 +39,8 @@ async function start (ctx) {
       fromScript.push(...resolved.specs.map((s) => s.name))
     }
   }
+  // PM2: `start ls` runs the program on PATH when no app has that name
+  if (names.length) await programsOnPath(ctx, names, specs, fromScript, opts, scriptArgs)
   // PM2: `start <name|id> --name new` or with other options (--node-args, --watch…) restarts the
   // app with them, as `xpm restart` does
   if (names.length && !specs.length && require('../spec-changes').changesOf(opts)) {
@@ -102,6 +104,23 @@ async function start (ctx) {
     throw new XpmError(first.code === 'XPM_ERR_CANCELLED' ? 'XPM_ERR_CANCELLED' : 'XPM_ERR_START_FAILED',
       `${failures.length} process(es) did not reach online: ${first.message}${first.code === 'XPM_ERR_CANCELLED' ? '' : `; see \`xpm logs ${first.name}\``}`,
       { details: failures })
+  }
+}
+
+// Bare words that name no app the daemon knows but a program on PATH (`xpm start ls`) become
+// apps running that program, as in PM2; the others stay names (an unknown one fails as before).
+async function programsOnPath (ctx, names, specs, fromScript, opts, scriptArgs) {
+  const { whichSync } = require('../../config/script')
+  const candidates = names.filter((n) => !/^\d+$/.test(n) && !/[/\\\s]/.test(n) && whichSync(n, process.env.PATH) !== null)
+  if (!candidates.length) return
+  const client = await ctx.connect()
+  const known = new Set((await client.request('list', { fields: ['name', 'namespace'] })).flatMap((p) => [p.name, p.namespace ?? 'default']))
+  const { resolveStart } = require('../../config')
+  for (const name of candidates.filter((n) => !known.has(n))) {
+    const resolved = await resolveStart({ target: name, flags: opts, scriptArgs, cwd: process.cwd(), env: process.env, program: true })
+    names.splice(names.indexOf(name), 1)
+    specs.push(...resolved.specs)
+    fromScript.push(...resolved.specs.map((s) => s.name))
   }
 }
 
