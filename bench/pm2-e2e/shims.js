@@ -4,8 +4,9 @@
 // `$(pwd)/bin/pm2`, `bin/pm2-runtime` and `bin/pm2-dev`. For PM2 they start PM2's own binaries;
 // for xpm they map the name only (pm2 → bin/xpm, pm2-runtime → bin/xpm-runtime, pm2-dev →
 // `xpm-runtime --watch`, PM2's foreground watcher) and the home folder (XPM_HOME is the folder
-// PM2's would be, so `~/.pm2/logs/…` in a script names xpm's files), and print `prettylist` and
-// `jlist` in PM2's shape (`--pm2`, then util.inspect as `pm2 prettylist` prints it).
+// PM2's would be, and the daemon's pid file is PM2's pm2.pid in it, so `~/.pm2/logs/…` and
+// `cat ~/.pm2/pm2.pid` in a script name xpm's files), and print `prettylist` and `jlist` in
+// PM2's shape (`--pm2`, then util.inspect as `pm2 prettylist` prints it).
 const fs = require('node:fs')
 const path = require('node:path')
 
@@ -21,7 +22,8 @@ function pm2Shims (pm2Package) {
 function xpmShims (node = process.execPath) {
   const xpm = JSON.stringify(path.join(XPM_ROOT, 'bin', 'xpm'))
   const runtime = JSON.stringify(path.join(XPM_ROOT, 'bin', 'xpm-runtime'))
-  const home = 'export XPM_HOME="$' + '{XPM_HOME:-$' + '{PM2_HOME:-$HOME/.pm2}}"' // the shell's default values
+  const home = 'export XPM_HOME="$' + '{XPM_HOME:-$' + '{PM2_HOME:-$HOME/.pm2}}"' + // the shell's default values
+    ' PM2_PID_FILE_PATH="$' + '{PM2_PID_FILE_PATH:-$XPM_HOME/pm2.pid}"'
   const inspect = `${JSON.stringify(node)} -e 'let s="";process.stdin.on("data",(d)=>{s+=d}).on("end",()=>{process.stdout.write(require("util").inspect(JSON.parse(s),false,null,false))})'`
   return {
     pm2: sh([
