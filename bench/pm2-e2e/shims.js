@@ -23,7 +23,7 @@ function xpmShims (node = process.execPath) {
   const xpm = JSON.stringify(path.join(XPM_ROOT, 'bin', 'xpm'))
   const runtime = JSON.stringify(path.join(XPM_ROOT, 'bin', 'xpm-runtime'))
   const home = 'export XPM_HOME="$' + '{XPM_HOME:-$' + '{PM2_HOME:-$HOME/.pm2}}"' + // the shell's default values
-    ' PM2_PID_FILE_PATH="$' + '{PM2_PID_FILE_PATH:-$XPM_HOME/pm2.pid}"'
+    '; export PM2_PID_FILE_PATH="$' + '{PM2_PID_FILE_PATH:-$XPM_HOME/pm2.pid}"'
   const inspect = `${JSON.stringify(node)} -e 'let s="";process.stdin.on("data",(d)=>{s+=d}).on("end",()=>{process.stdout.write(require("util").inspect(JSON.parse(s),false,null,false))})'`
   return {
     pm2: sh([
