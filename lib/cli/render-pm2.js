@@ -47,7 +47,7 @@ function toPm2 (p, { now = Date.now() } = {}) {
       pm_exec_path: s.script,
       pm_cwd: s.cwd,
       exec_interpreter: s.interpreter,
-      node_args: s.nodeArgs ?? [],
+      ...(s.nodeArgs === null ? {} : { node_args: s.nodeArgs ?? [] }), // null: taken away by `--node-args=null`, as PM2
       args: s.args ?? [],
       // as PM2: a stopped app is not watched (xpm watches it again when it starts)
       watch: ['stopped', 'errored'].includes(p.status) ? false : Array.isArray(s.watch) ? s.watch.length > 0 : Boolean(s.watch),

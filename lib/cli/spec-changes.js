@@ -30,7 +30,11 @@ function changesOf (opts, { cwd = process.cwd() } = {}) {
   }
   if (!Object.keys(wanted).length) return null
   const { parseFlags } = require('../config/validate')
-  return parseFlags(wanted, { cwd })
+  // PM2: `--node-args=null` takes the flags away (no node_args at all, as PM2 shows it)
+  const clearNodeArgs = wanted.nodeArgs === 'null'
+  if (clearNodeArgs) delete wanted.nodeArgs
+  const parsed = Object.keys(wanted).length ? parseFlags(wanted, { cwd }) : {}
+  return clearNodeArgs ? { ...parsed, node_args: null } : parsed
 }
 
 // A normalized spec with the changes set (the name only when `rename`).

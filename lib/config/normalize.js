@@ -78,7 +78,7 @@ function buildSpec (values, envs, { baseDir, env, envName, deployEnv = null, scr
     args: [...run.args, ...(scriptArgs && scriptArgs.length ? scriptArgs.map(String) : val('args'))],
     cwd,
     interpreter,
-    nodeArgs: [...run.nodeArgs, ...(values.interpreter === undefined ? run.shebangArgs ?? [] : []), ...val('node_args')],
+    nodeArgs: [...run.nodeArgs, ...(values.interpreter === undefined ? run.shebangArgs ?? [] : []), ...(val('node_args') ?? [])],
     instances,
     execMode,
     env: buildEnv(env, values, own),

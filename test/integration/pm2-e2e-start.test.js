@@ -102,3 +102,13 @@ test('start <program on PATH> alone (cli/binary.sh): runs it when no app has tha
   assert.equal(missing.code, 1)
   assert.match(missing.stderr, /XPM_ERR_APP_NOT_FOUND/)
 })
+
+test('restart --node-args=null takes the flags away (process-file/app-config-update.sh): the app runs without them', async (t) => {
+  const h = createHome(t)
+  ok(await h.run(['start', fixture('idle.js'), '--name', 'flags', '--node-args=--no-warnings']))
+  ok(await h.run(['restart', 'flags', '--node-args=null']))
+  const [p] = JSON.parse((await h.run(['jlist', '--pm2'])).stdout)
+  assert.equal(p.pm2_env.status, 'online')
+  assert.equal('node_args' in p.pm2_env, false)
+  assert.doesNotMatch(fs.readFileSync(`/proc/${p.pid}/cmdline`, 'utf8'), /--no-warnings/)
+})
