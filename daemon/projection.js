@@ -21,7 +21,8 @@ function showRows (supervisor, target, { fields = null } = {}) {
     logs: supervisor.logSink ? supervisor.logSink.paths(inst.spec, inst.index) : null,
     history: supervisor.metrics && history ? supervisor.metrics.history(inst.id) : [],
     // the environment the process gets (`xpm env <id>`), only when asked for by name
-    ...(fields?.includes('env') ? { env: inst.env() } : {})
+    ...(fields?.includes('env') ? { env: inst.env() } : {}),
+    ...(fields?.includes('pm2Io') ? { pm2Io: inst.pm2Io ?? null } : {}) // @pm2/io metrics (daemon/pm2-io.js)
   }))
   return fields ? rows.map(projector(fields)) : rows
 }

@@ -112,3 +112,15 @@ test('restart --node-args=null takes the flags away (process-file/app-config-upd
   assert.equal('node_args' in p.pm2_env, false)
   assert.doesNotMatch(fs.readFileSync(`/proc/${p.pid}/cmdline`, 'utf8'), /--no-warnings/)
 })
+
+test('an app that reports @pm2/io metrics (cli/app-configuration.sh): jlist --pm2 shows the last ones it sent as axm_monitor', async (t) => {
+  const h = createHome(t)
+  const dir = fs.mkdtempSync(path.join(h.home, 'io-'))
+  const app = path.join(dir, 'probes.js')
+  // what @pm2/io's IPC transport sends every second
+  fs.writeFileSync(app, "let n = 0\nsetInterval(() => process.send({ type: 'axm:monitor', data: { 'test-probe': { value: ++n, unit: 'req' } } }), 100)\n")
+  ok(await h.run(['start', app, '--name', 'probe-test']))
+  const metrics = async () => JSON.parse((await h.run(['jlist', '--pm2'])).stdout)[0].pm2_env.axm_monitor
+  const seen = await waitFor(async () => { const m = await metrics(); return m['test-probe']?.value > 1 && m }, { message: 'the metrics of the app' })
+  assert.equal(seen['test-probe'].unit, 'req')
+})
