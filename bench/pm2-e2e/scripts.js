@@ -15,15 +15,18 @@ function listScripts (src, only) {
 // The first step that failed ("######## ✘ <what>", printed by include.sh's fail), with the line
 // of the script that names it; else the last line of output.
 function firstFailure (log, scriptFile) {
-  const failed = log.split('\n').find((l) => l.includes('✘'))
+  const out = log.split('\n')
+  const failedAt = out.findIndex((l) => l.includes('✘'))
   const lastLine = log.trim().split('\n').pop() || ''
-  if (!failed) return lastLine ? `after: ${lastLine.slice(0, 160)}` : ''
-  const what = failed.replace(/^#+\s*✘\s*/, '').trim()
+  if (failedAt === -1) return lastLine ? `after: ${lastLine.slice(0, 160)}` : ''
+  const what = out[failedAt].replace(/^#+\s*✘\s*/, '').trim()
+  // the same words may name several steps: the one after those that passed
+  const passedBefore = out.slice(0, failedAt).filter((l) => l.includes('✔') && l.replace(/^-+>\s*✔\s*/, '').trim() === what).length
   let lineNo = ''
   try {
     const lines = fs.readFileSync(scriptFile, 'utf8').split('\n')
-    const at = lines.findIndex((l) => what && l.includes(what))
-    if (at >= 0) lineNo = `line ${at + 1}: `
+    const at = lines.map((l, i) => (what && l.includes(what) ? i : -1)).filter((i) => i >= 0)[passedBefore]
+    if (at !== undefined) lineNo = `line ${at + 1}: `
   } catch {}
   return `${lineNo}${what}`.slice(0, 200)
 }
