@@ -132,15 +132,7 @@ function buildProgram (argv = []) {
   program.command('reloadLogs').description('reopen the log files (after an external logrotate)').action(action(lazy('logs', 'reloadLogs')))
 
   program.command('monit').aliases(['dashboard', 'dash', 'imonit']).description('live dashboard of CPU, memory and event-loop latency').action(action(lazy('monit', 'monit')))
-  program.command('web')
-    .description('live dashboard in the browser: processes, charts, logs, restart journal and actions (docs/web.md)')
-    .option('--port <n>', 'port to listen on (0: any free port)', '9615')
-    .option('--host <address>', 'address to listen on; anything but loopback is reachable from other machines', '127.0.0.1')
-    .option('--read-only', 'refuse every action (restart, reload, stop, start)')
-    .option('--allowed-host <names...>', 'extra names the page may be reached under (Host header), e.g. behind a proxy')
-    .option('--daemon', 'run it as an app of xpm (restarts on a crash, logs like any app) instead of in the foreground')
-    .option('--name <name>', 'with --daemon: the app name', 'xpm-web')
-    .action(action(lazy('web', 'web')))
+  require('./http-commands').addHttpCommands(program, action, lazy) // web, serve
 
   program.command('ping').description('start the daemon if needed and check that it answers').action(action(lazy('daemon', 'ping')))
   program.command('kill').description('stop every app gracefully, then the daemon').action(action(lazy('daemon', 'kill'), { autoStart: false }))

@@ -148,8 +148,9 @@ function appsOf (exported, file) {
     if (list === undefined && looksLikeApp(exported)) {
       apps = [exported]
     } else {
+      const servers = staticApps(exported.static)
       for (const key of keys) {
-        if (key === list) continue
+        if (key === list || key === 'static') continue
         const known = FILE_KEYS.find((k) => k.key === key)
         if (known?.notice) {
           notices.push({ app: null, key, message: known.notice })
@@ -160,6 +161,7 @@ function appsOf (exported, file) {
       }
       apps = list === undefined ? undefined : exported[list]
       if (isPlainObject(apps)) apps = [apps]
+      if (servers.length) apps = [...(Array.isArray(apps) ? apps : []), ...servers]
     }
   }
   if (!Array.isArray(apps)) {
@@ -171,6 +173,12 @@ function appsOf (exported, file) {
       { details: { file, apps: apps.length, max: MAX_APPS } })
   }
   return { apps, notices }
+}
+
+// PM2's `static: [{ path, port, spa, basic_auth, … }]`: apps running xpm's static file server.
+function staticApps (list) {
+  if (list === undefined) return []
+  return (Array.isArray(list) ? list : [list]).map((s) => require('../serve/static-server').staticApp(s))
 }
 
 // PM2 reads `deploy.<env>.env` with `--env <env>`, under the apps' own env: { env: vars }.

@@ -120,6 +120,7 @@ const OPTIONS = [
 const FILE_KEYS = [
   { key: 'apps', description: 'The apps: an array, or one app object' },
   { key: 'pm2', description: 'Read as apps (older PM2 files)' },
+  { key: 'static', description: 'PM2\'s static file servers: each `{ path, port, host, spa, basic_auth: { username, password }, name }` is an app serving that folder, as `xpm serve` starts it' },
   { key: 'deploy', notice: 'xpm does not deploy (PM2\'s `pm2 deploy`); ignored, except `deploy.<env>.env`, which `--env <env>` merges under the apps\' env as PM2 does — see docs/deploy.md for shipping a release and reloading it', description: 'PM2\'s deploy targets (ssh, git pull, post-deploy hooks)' }
 ]
 

@@ -7,7 +7,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { createHome, waitFor, fixture } = require('../helpers/xpm')
+const { createHome, waitFor, fixture, freePort, httpGet } = require('../helpers/xpm')
 
 const ok = (res) => assert.equal(res.code, 0, `exit ${res.code}\n${res.stdout}\n${res.stderr}`)
 const read = (file) => { try { return fs.readFileSync(file, 'utf8') } catch { return '' } }
@@ -123,4 +123,23 @@ test('an app that reports @pm2/io metrics (cli/app-configuration.sh): jlist --pm
   const metrics = async () => JSON.parse((await h.run(['jlist', '--pm2'])).stdout)[0].pm2_env.axm_monitor
   const seen = await waitFor(async () => { const m = await metrics(); return m['test-probe']?.value > 1 && m }, { message: 'the metrics of the app' })
   assert.equal(seen['test-probe'].unit, 'req')
+})
+
+test('xpm serve (cli/serve.sh): a folder over HTTP as an app; the same from an ecosystem file (`static`, `script: serve`)', async (t) => {
+  const h = createHome(t)
+  const site = fs.mkdtempSync(path.join(h.home, 'site-'))
+  fs.writeFileSync(path.join(site, 'index.html'), 'good stuff')
+  const port = await freePort()
+  ok(await h.run(['serve', site, String(port), '--spa', '--name', 'frontend']))
+  assert.deepEqual((await h.jlist()).map((p) => [p.name, p.status]), [['frontend', 'online']])
+  assert.equal((await httpGet(port, '/deep/link')).body, 'good stuff', 'single-page app: the homepage')
+  ok(await h.run(['delete', 'all']))
+  await assert.rejects(httpGet(port, '/'))
+
+  const other = await freePort()
+  fs.writeFileSync(path.join(site, 'static.json'), JSON.stringify({ static: [{ path: '.', port }], apps: [{ name: 'front2', script: 'serve', env: { PM2_SERVE_PORT: other, PM2_SERVE_PATH: '.' } }] }))
+  ok(await h.run(['start', path.join(site, 'static.json')]))
+  assert.deepEqual((await h.jlist()).map((p) => p.name).sort(), ['front2', `static-page-server-${port}`])
+  assert.equal((await httpGet(port, '/index.html')).body, 'good stuff')
+  assert.equal((await httpGet(other, '/')).body, 'good stuff')
 })
