@@ -8,7 +8,7 @@
 const PM2_FIELDS = [
   'id', 'name', 'namespace', 'instance', 'pid', 'status', 'restarts', 'uptime', 'createdAt', 'mode', 'cpu', 'memory', 'lastExit', 'logs',
   'spec.script', 'spec.cwd', 'spec.args', 'spec.nodeArgs', 'spec.interpreter', 'spec.instances', 'spec.watch', 'spec.autorestart', 'spec.namespace', 'spec.instanceVar',
-  'spec.incrementVar', 'env', 'pm2Io'
+  'spec.incrementVar', 'env', 'pm2Io', 'pidFile'
 ]
 
 // The process's environment as PM2 shows it: under pm2_env.env and, for each variable, at the top
@@ -56,6 +56,7 @@ function toPm2 (p, { now = Date.now() } = {}) {
       pm_out_log_path: p.logs?.out ?? null,
       pm_err_log_path: p.logs?.err ?? null,
       ...(p.logs?.combined ? { pm_log_path: p.logs.combined } : {}), // as PM2: only with a combined log
+      ...(p.pidFile ? { pm_pid_path: p.pidFile } : {}),
       axm_monitor: p.pm2Io ?? {}, // the app's @pm2/io metrics, as it last sent them
       env
     }

@@ -7,7 +7,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { createHome, fixture, isAlive } = require('../helpers/xpm')
+const { createHome, fixture, isAlive, waitFor } = require('../helpers/xpm')
 
 const ok = (res) => assert.equal(res.code, 0, `exit ${res.code}\n${res.stdout}\n${res.stderr}`)
 
@@ -38,4 +38,15 @@ test('save writes dump.pm2, then dump.pm2.bak; resurrect uses the backup of a br
   ok(await h.run(['delete', 'all']))
   ok(await h.run(['resurrect']))
   assert.deepEqual((await h.jlist()).map((p) => [p.name, p.status]), [['echo', 'online'], ['echo', 'online']])
+})
+
+test('as PM2, each process has a pid file, XPM_HOME/pids/<name>-<instance>.pid (jlist --pm2: pm_pid_path), removed when it exits', async (t) => {
+  const h = createHome(t)
+  ok(await h.run(['start', fixture('idle.js'), '-i', '2', '--name', 'echo']))
+  const files = [0, 1].map((i) => path.join(h.home, 'pids', `echo-${i}.pid`))
+  const list = JSON.parse((await h.run(['jlist', '--pm2'])).stdout)
+  assert.deepEqual(list.map((p) => p.pm2_env.pm_pid_path), files)
+  assert.deepEqual(files.map((f) => Number(fs.readFileSync(f, 'utf8'))), list.map((p) => p.pid))
+  ok(await h.run(['delete', 'all']))
+  await waitFor(() => files.every((f) => !fs.existsSync(f)), { message: 'the pid files removed' })
 })
