@@ -8,7 +8,7 @@ const { logPaths, normalizeRotate } = require('./paths')
 const { readHistory, tailAndSubscribe } = require('./tail')
 const { Subscribers } = require('./subscribers')
 
-const PARTIAL_LINE_MS = 200
+const PARTIAL_LINE_MS = 500
 
 const END_DEADLINE_MS = 2000 // how long close waits for workers' pipes to deliver their last lines
 const WRITE_PIECE = 16 * 1024
@@ -106,6 +106,8 @@ class LogSink extends EventEmitter {
     // text without a newline ("errwrite" written every second, a prompt) is a line of its own
     // once the stream has been quiet for PARTIAL_LINE_MS, as PM2 writes what arrives
     const flushPartial = () => {
+      // held back by a slow file (back-pressure) is not quiet: the rest of the line may be in the pipe
+      if (src.blocked.size) return src.partialTimer.refresh()
       src.partialTimer = null
       const rest = src.splitter.end()
       if (rest !== null && !src.done) consume([rest])
