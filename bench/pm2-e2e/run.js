@@ -3,6 +3,7 @@
 
 // node bench/pm2-e2e/run.js <pm2-source-checkout> --pm2 <installed pm2 package folder>
 //        [--contenders pm2,xpm] [--only cli/reload,dump] [--timeout 120] [--retries 1] [--work <dir>] [--keep]
+//        [--private-net]
 // Runs the e2e scripts of PM2's repository (those its test/e2e.sh runs) against PM2 itself and
 // against xpm through the shims of shims.js, one script at a time, PM2 first (the reference), and
 // prints a table: script, PM2 pass/fail, xpm pass/fail, xpm's first failing line. PM2's test files
@@ -12,7 +13,9 @@
 // nothing lands in the machine's /tmp). Each script gets a fresh copy of the test tree and a
 // private HOME there (so ~/.pm2, PM2_HOME and XPM_HOME are private); afterwards its daemon is
 // killed (`pm2 kill`, then by pid every process left whose environment holds that HOME).
-// NODE_EXTRA_CA_CERTS is unset for every contender. Needs root (unshare, mount --bind).
+// NODE_EXTRA_CA_CERTS is unset for every contender. Needs root (unshare, mount --bind). With
+// --private-net each script also gets a network namespace with loopback only, so the fixed ports
+// of PM2's fixtures (8000, 8004, …) cannot meet another run's (two contenders side by side).
 // Results: <work>/results-<contenders>.json.
 const fs = require('node:fs')
 const os = require('node:os')
@@ -24,7 +27,7 @@ const PM2_INSIDE = '/tmp/pm2-install/node_modules/pm2' // the installed PM2, cop
 const { listScripts, firstFailure, leftoverPids } = require('./scripts')
 
 function parseArgs (argv) {
-  const opts = { contenders: ['pm2', 'xpm'], only: null, timeout: 120, retries: 1, keep: false, work: path.join(os.tmpdir(), `xpm-pm2-e2e-${process.pid}`) }
+  const opts = { contenders: ['pm2', 'xpm'], only: null, timeout: 120, retries: 1, privateNet: false, keep: false, work: path.join(os.tmpdir(), `xpm-pm2-e2e-${process.pid}`) }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     if (a === '--pm2') opts.pm2 = path.resolve(argv[++i])
@@ -34,6 +37,7 @@ function parseArgs (argv) {
     else if (a === '--retries') opts.retries = Number(argv[++i])
     else if (a === '--work') opts.work = path.resolve(argv[++i])
     else if (a === '--keep') opts.keep = true
+    else if (a === '--private-net') opts.privateNet = true
     else if (!a.startsWith('-') && !opts.src) opts.src = path.resolve(a)
     else throw new Error(`unknown argument ${a} (see the comment at the top of ${__filename})`)
   }
@@ -51,9 +55,10 @@ function contenderEnv (home) {
 }
 
 // A command run with <privateTmp> as /tmp, in <cwd> (a path as seen inside).
-function inPrivateTmp (privateTmp, cwd, argv) {
+function inPrivateTmp (privateTmp, cwd, argv, { net = false } = {}) {
   const quote = (s) => "'" + String(s).replace(/'/g, "'\\''") + "'"
-  return ['unshare', ['-m', 'sh', '-c', `mount --bind ${quote(privateTmp)} /tmp && cd ${quote(cwd)} && exec ${argv.map(quote).join(' ')}`]]
+  const lo = net ? 'ip link set lo up && ' : ''
+  return ['unshare', [net ? '-mn' : '-m', 'sh', '-c', `${lo}mount --bind ${quote(privateTmp)} /tmp && cd ${quote(cwd)} && exec ${argv.map(quote).join(' ')}`]]
 }
 
 // One script under one contender: its own tree and HOME, `nice`, a deadline; then cleanup.
@@ -79,7 +84,7 @@ async function runOne (opts, contender, script, index) {
   fs.mkdirSync(path.dirname(logFile), { recursive: true })
   const out = fs.openSync(logFile, 'w')
   const started = Date.now()
-  const [cmd, args] = inPrivateTmp(privateTmp, inside, ['nice', '-n', '10', 'bash', script])
+  const [cmd, args] = inPrivateTmp(privateTmp, inside, ['nice', '-n', '10', 'bash', script], { net: opts.privateNet })
   const child = spawn(cmd, args, { env, detached: true, stdio: ['ignore', out, out] })
   let timedOut = false
   const timer = setTimeout(() => { timedOut = true; try { process.kill(-child.pid, 'SIGKILL') } catch {} }, opts.timeout * 1000)
@@ -132,7 +137,7 @@ async function main () {
       process.stderr.write(`${contender} ${r.pass ? 'pass' : 'FAIL'} ${script} (${r.seconds} s)${r.pass ? '' : ': ' + r.failure}\n`)
     }
   }
-  const summary = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, pm2Version: version, timeout: opts.timeout, retries: opts.retries, results }
+  const summary = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, pm2Version: version, timeout: opts.timeout, retries: opts.retries, privateNet: opts.privateNet, results }
   fs.writeFileSync(path.join(opts.work, `results-${opts.contenders.join('-')}.json`), JSON.stringify(summary, null, 2))
   console.log(table(scripts, results))
 }
