@@ -95,7 +95,7 @@ function buildProgram (argv = []) {
     .option('--json', 'print JSON only')
     .action(action(lazy('list', 'list')))
   program.command('jlist').description('list the processes as JSON on one line')
-    .option('--pm2', 'in PM2\'s shape (pm_id, monit, pm2_env.status…) for scripts written for `pm2 jlist`')
+    .option('--pm2', 'in PM2\'s shape (pm_id, monit, pm2_env.status…, with the environment) for scripts written for `pm2 jlist`')
     .action(action(lazy('list', 'jlist')))
   program.command('prettylist').description('list the processes as indented JSON')
     .option('--pm2', 'in PM2\'s shape')
