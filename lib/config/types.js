@@ -57,8 +57,7 @@ const allStrings = (a) => Array.isArray(a) && a.every((s) => noNul(s) && s !== '
 // A non-empty string that can be a path, an argument to spawn() or a file name.
 const isText = (v) => noNul(v) && v.trim() !== '' && Buffer.byteLength(v) <= MAX_PATH_BYTES
 
-// App names end up in log file names and on the command line next to ids, "all" and flags. A
-// name of digits is allowed, as in PM2: where it is also a process id, the id wins (daemon/targets.js).
+// App names end up in log file names and on the command line next to ids, "all" and flags (digits: an id wins).
 // Returns null for a usable name, else what is wrong (the same rule in the CLI and the daemon).
 const NAME_RULE = `a name of at most ${MAX_NAME_BYTES} bytes that is not "all", does not start with "-", ` +
   'without slashes, control characters or surrounding spaces'

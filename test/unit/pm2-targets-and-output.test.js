@@ -153,14 +153,6 @@ test('jlist --pm2: the fields monitoring scripts read, in PM2\'s shape', () => {
   assert.equal(toPm2({ ...rows[1], createdAt: 5, spec: { watch: ['/srv'] } }).pm2_env.watch, false, 'after stop, watch: false, as PM2 shows it')
 })
 
-test('jlist --pm2: the environment as PM2 prints it, under env and at the top of pm2_env; the instance number once, an increment_var as a number', () => {
-  const env = { PORT: '3001', APP_ID: '1', config_var: 'false', status: 'from-env' }
-  const e = toPm2({ ...rows[2], instance: 1, env, spec: { instanceVar: 'APP_ID', incrementVar: 'PORT' } }).pm2_env
-  assert.deepEqual(e.env, { PORT: 3001, config_var: 'false', status: 'from-env' })
-  assert.deepEqual([e.PORT, e.config_var, e.APP_ID, e.status], [3001, 'false', 1, 'online'], 'xpm\'s own fields win over a variable of the same name')
-  assert.deepEqual(toPm2({ ...rows[0], env: { PORT: '80' }, spec: {} }).pm2_env.env, { PORT: '80' }, 'not an increment_var: as given')
-})
-
 test('options changed on restart: parsed as start parses them, set on the spec', () => {
   const spec = { name: 'api', cwd: '/srv', nodeArgs: [], watch: false, cronRestart: null, env: {}, logs: {} }
   const changes = changesOf({ nodeArgs: '--inspect --max-old-space-size=64', watch: true, cron: '0 3 * * *', maxMemoryRestart: '300M' }, { cwd: '/srv' })
