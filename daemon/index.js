@@ -26,6 +26,9 @@ async function main (options = {}) {
   // Refused (XPM_ERR_HOME_UNSAFE) when another user owns or can write it: see lib/shared/safe-fs.js.
   ensureSafeHome(paths.home, { create: true, tighten: true })
   ensurePrivateDir(paths.logsDir)
+  // as PM2: each process's pid in XPM_HOME/pids/<name>-<instance>.pid unless the app names a pid_file
+  ensurePrivateDir(paths.pidsDir)
+  require('./launchers/app-options').setPidsDir(paths.pidsDir)
   const journalDir = require('node:path').join(paths.home, 'journal')
   ensurePrivateDir(journalDir)
 

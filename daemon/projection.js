@@ -1,6 +1,7 @@
 'use strict'
 
 const { projector, wants } = require('../lib/shared/process-fields')
+const { pidFilePath } = require('./launchers/app-options')
 
 // What `list` and `show` reply: the supervisor's instances as rows, with the figures of the
 // metrics and, for `show`, the spec, log paths and history.
@@ -21,7 +22,9 @@ function showRows (supervisor, target, { fields = null } = {}) {
     logs: supervisor.logSink ? supervisor.logSink.paths(inst.spec, inst.index) : null,
     history: supervisor.metrics && history ? supervisor.metrics.history(inst.id) : [],
     // the environment the process gets (`xpm env <id>`), only when asked for by name
-    ...(fields?.includes('env') ? { env: inst.env() } : {})
+    ...(fields?.includes('env') ? { env: inst.env() } : {}),
+    ...(fields?.includes('pm2Io') ? { pm2Io: inst.pm2Io ?? null } : {}), // @pm2/io metrics (daemon/pm2-io.js)
+    ...(fields?.includes('pidFile') ? { pidFile: pidFilePath(inst.spec, inst.index) } : {})
   }))
   return fields ? rows.map(projector(fields)) : rows
 }

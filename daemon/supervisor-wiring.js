@@ -1,5 +1,7 @@
 'use strict'
 
+const { pm2IoMetrics } = require('./pm2-io')
+
 // The registry's own listeners on the model's events: the daemon log, logs and metrics of each
 // new process (in the tick it was forked), a 'change' for every status and intent change, and
 // ids given back once a removed instance's processes are gone.
@@ -33,7 +35,13 @@ function wire (supervisor, instance, handle) {
     stdout: handle.stdout,
     stderr: handle.stderr
   })
-  handle.on('message', (msg) => { if (instance.handle === handle) supervisor.metrics?.onAgentMessage(instance.id, msg) })
+  instance.pm2Io = null // @pm2/io metrics of this process (daemon/pm2-io.js)
+  handle.on('message', (msg) => {
+    if (instance.handle !== handle) return
+    if (supervisor.metrics?.onAgentMessage(instance.id, msg)) return
+    const custom = pm2IoMetrics(msg)
+    if (custom) instance.pm2Io = custom
+  })
   supervisor.emit('change')
 }
 

@@ -25,12 +25,13 @@ function resolveOne (apps, target, allowEmpty) {
     if (instances.length || allowEmpty) return instances
     throw new XpmError('XPM_ERR_APP_NOT_FOUND', 'Nothing matches "all": no app is managed', { details: { target } })
   }
-  const app = apps.get(target)
-  if (app) return [...app.instances]
+  // digits are a process id first, then a name (an app may be called "455"), as in PM2
   if (/^\d+$/.test(target)) {
     const found = all.flatMap((a) => a.instances).find((i) => i.id === Number(target))
     if (found) return [found]
   }
+  const app = apps.get(target)
+  if (app) return [...app.instances]
   const inNamespace = all.filter((a) => (a.spec.namespace ?? 'default') === target)
   if (inNamespace.length) return inNamespace.flatMap((a) => a.instances)
   const byScript = all.filter((a) => scriptMatches(a.spec.script, target))

@@ -39,7 +39,7 @@ async function logs ({ supervisor, logSink }, params, conn) {
     // whole apps by name (their lines read back from files carry no id); a process id alone: its lines
     const targets = Array.isArray(name) ? name : [name]
     const instances = supervisor.resolve(name)
-    const byId = targets.every((t) => /^\d+$/.test(t) && !supervisor.apps.has(t))
+    const byId = targets.every((t) => /^\d+$/.test(t) && instances.some((i) => i.id === Number(t))) // an id wins over a name of digits
     if (byId) filter.ids = new Set(instances.map((i) => i.id))
     else filter.names = new Set(instances.map((i) => i.name))
   }

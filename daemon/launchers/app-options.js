@@ -31,9 +31,15 @@ function commandOptions (spec) {
 }
 
 // As PM2: -<n> before the extension, one instance too (`-p echo.pid` → echo-0.pid); n is the
-// instance number, as in the per-instance log files.
+// instance number, as in the per-instance log files. Without pid_file, as PM2 does:
+// <pids dir>/<name>-<n>.pid once the daemon has set its pids folder (XPM_HOME/pids).
+let pidsDir = null
+function setPidsDir (dir) {
+  pidsDir = dir
+}
+
 function pidFilePath (spec, index = 0) {
-  if (!spec.pidFile) return null
+  if (!spec.pidFile) return pidsDir && spec.name ? path.join(pidsDir, `${spec.name}-${index}.pid`) : null
   const ext = path.extname(spec.pidFile)
   return ext ? `${spec.pidFile.slice(0, -ext.length)}-${index}${ext}` : `${spec.pidFile}-${index}`
 }
@@ -63,4 +69,4 @@ function applyAppOptions (handle, spec, { index = 0, logger = null } = {}) {
   return handle
 }
 
-module.exports = { idOptions, commandOptions, pidFilePath, applyAppOptions }
+module.exports = { idOptions, commandOptions, pidFilePath, setPidsDir, applyAppOptions }

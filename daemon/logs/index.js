@@ -8,6 +8,8 @@ const { logPaths, normalizeRotate } = require('./paths')
 const { readHistory, tailAndSubscribe } = require('./tail')
 const { Subscribers } = require('./subscribers')
 
+const PARTIAL_LINE_MS = 500
+
 const END_DEADLINE_MS = 2000 // how long close waits for workers' pipes to deliver their last lines
 const WRITE_PIECE = 16 * 1024
 
@@ -101,8 +103,18 @@ class LogSink extends EventEmitter {
     const consume = (lines) => {
       if (lines.length) this.consume(app.format, proc, stream, lines, sinks, src)
     }
+    // text without a newline ("errwrite" written every second, a prompt) is a line of its own
+    // once the stream has been quiet for PARTIAL_LINE_MS, as PM2 writes what arrives
+    const flushPartial = () => {
+      // held back by a slow file (back-pressure) is not quiet: the rest of the line may be in the pipe
+      if (src.blocked.size) return src.partialTimer.refresh()
+      src.partialTimer = null
+      const rest = src.splitter.end()
+      if (rest !== null && !src.done) consume([rest])
+    }
     const done = () => {
       if (src.done) return
+      if (src.partialTimer) clearTimeout(src.partialTimer)
       const rest = src.splitter.end()
       if (rest !== null) consume([rest])
       src.done = true
@@ -112,7 +124,14 @@ class LogSink extends EventEmitter {
     }
     src.onDrain = function () { src.resume(this) }
     this.sources.add(src)
-    readable.on('data', (chunk) => consume(src.splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)))
+    readable.on('data', (chunk) => {
+      consume(src.splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk))
+      if (!src.splitter.bufferedBytes) {
+        if (src.partialTimer) clearTimeout(src.partialTimer)
+        src.partialTimer = null
+      } else if (src.partialTimer) src.partialTimer.refresh()
+      else src.partialTimer = setTimeout(flushPartial, PARTIAL_LINE_MS).unref()
+    })
     readable.once('end', done)
     readable.once('close', done)
     readable.on('error', (err) => this.logger?.debug({ event: 'log-pipe-error', app: proc.name, id: proc.id, err }, 'worker pipe error'))

@@ -192,6 +192,11 @@ class App {
   // operation under way goes on with the others.
   stop (instances = this.instances, kind = 'stop', { after = null } = {}) {
     this.want(instances, false, { by: kind })
+    // as PM2: stopping the whole app turns its watch off until `restart --watch` or its file
+    if (kind === 'stop' && this.spec.watch && !this.isPart(instances)) {
+      this.spec = { ...this.spec, watch: false }
+      this.desiredSpec = { ...this.desiredSpec, watch: false }
+    }
     this.emit('command', { type: 'stop', instances }) // policies: a user stop also stops watch and cron
     const stopAll = async () => {
       if (after) await after

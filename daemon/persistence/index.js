@@ -163,7 +163,7 @@ async function chooseSource ({ paths, updateFile, load, warnDamaged, resurrect, 
   if (!source && previous && !previous.cleanShutdown) source = { reason: 'crash', ...stateRead }
   if (!source && resurrect) {
     try {
-      const dump = warnDamaged(await load(paths.dumpFile, { fallback: true, promote: true }))
+      const dump = warnDamaged(await load(paths.dumpFile, { fallback: true, promote: true, whenMissing: true }))
       if (dump) source = { reason: 'resurrect', ...dump }
     } catch (err) {
       logger?.error({ event: 'restore', err }, `cannot resurrect: ${err.message}`)

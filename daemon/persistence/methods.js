@@ -25,10 +25,11 @@ function createPersistenceMethods ({ supervisor, paths, updateFile, daemon, hand
       return { file: paths.dumpFile, ...summarizeApps(apps), ...(existing?.damaged ? { damaged: existing.damaged } : {}) }
     }),
 
-    // A damaged dump.pm2: the apps of dump.pm2.bak are started, and the reply says so in
-    // `damaged` (the CLI prints it and exits 1, XPM_ERR_DUMP_DAMAGED).
+    // As PM2: a damaged dump.pm2 is set aside (dump.pm2.corrupt-<time>) and the apps of
+    // dump.pm2.bak are started, and the reply says so in `damaged` (the CLI warns); a missing
+    // dump.pm2 is read from dump.pm2.bak.
     resurrect: () => serial(async () => {
-      const dump = warnDamaged(await load(paths.dumpFile, { fallback: true, promote: true }))
+      const dump = warnDamaged(await load(paths.dumpFile, { fallback: true, whenMissing: true }))
       if (!dump) return { file: paths.dumpFile, missing: true, results: [] }
       const { registered, skipped } = registerApps(supervisor, dump.state, { logger, validate })
       const results = await startRegistered(supervisor, registered)

@@ -82,7 +82,7 @@ function addLifecycleCommands (program, { act, lazy, withStartOptions }) {
     .action(act(lazy('reset', 'reset')))
 }
 
-// list, jlist, prettylist, show, why, env, id, pid, logs, flush, reloadLogs, monit, web
+// list, jlist, prettylist, show, why, env, id, pid, logs, flush, reloadLogs, monit, web, serve
 function addReadingCommands (program, { act, lazy }) {
   program.command('list').aliases(['ls', 'l', 'ps', 'status'])
     .description('list the processes')
@@ -90,7 +90,7 @@ function addReadingCommands (program, { act, lazy }) {
     .option('--json', 'print JSON only')
     .action(act(lazy('list', 'list')))
   program.command('jlist').description('list the processes as JSON on one line')
-    .option('--pm2', 'in PM2\'s shape (pm_id, monit, pm2_env.status…) for scripts written for `pm2 jlist`')
+    .option('--pm2', 'in PM2\'s shape (pm_id, monit, pm2_env.status…, with the environment) for scripts written for `pm2 jlist`')
     .action(act(lazy('list', 'jlist')))
   program.command('prettylist').description('list the processes as indented JSON')
     .option('--pm2', 'in PM2\'s shape')
@@ -127,15 +127,7 @@ function addReadingCommands (program, { act, lazy }) {
   program.command('reloadLogs').description('reopen the log files (after an external logrotate)').action(act(lazy('logs', 'reloadLogs')))
 
   program.command('monit').aliases(['dashboard', 'dash', 'imonit']).description('live dashboard of CPU, memory and event-loop latency').action(act(lazy('monit', 'monit')))
-  program.command('web')
-    .description('live dashboard in the browser: processes, charts, logs, restart journal and actions (docs/web.md)')
-    .option('--port <n>', 'port to listen on (0: any free port)', '9615')
-    .option('--host <address>', 'address to listen on; anything but loopback is reachable from other machines', '127.0.0.1')
-    .option('--read-only', 'refuse every action (restart, reload, stop, start)')
-    .option('--allowed-host <names...>', 'extra names the page may be reached under (Host header), e.g. behind a proxy')
-    .option('--daemon', 'run it as an app of xpm (restarts on a crash, logs like any app) instead of in the foreground')
-    .option('--name <name>', 'with --daemon: the app name', 'xpm-web')
-    .action(act(lazy('web', 'web')))
+  require('./http-commands').addHttpCommands(program, { act, lazy }) // web, serve
 }
 
 // ping, kill, report, examples, save, cleardump, resurrect, update, startup, unstartup,

@@ -9,7 +9,7 @@ function addChangeOptions (command) {
   return command
     .option('--name <name>', 'rename the app (the target must name one app)')
     .option('--node-args <args>', 'new flags for the interpreter, e.g. "--max-old-space-size=512"')
-    .option('--watch [paths]', 'from now on, restart when files change: in the cwd, or in these comma-separated paths')
+    .option('--watch [paths]', 'watch these comma-separated paths from now on; alone, as PM2: turns watching on, or off when it is on')
     .option('--no-watch', 'stop watching for file changes')
     .option('--ignore-watch <paths>', 'paths or globs not to watch')
     .option('--cron-restart <expr>', 'restart on this cron schedule from now on, e.g. "0 3 * * *"')
@@ -30,7 +30,11 @@ function changesOf (opts, { cwd = process.cwd() } = {}) {
   }
   if (!Object.keys(wanted).length) return null
   const { parseFlags } = require('../shared/config/validate')
-  return parseFlags(wanted, { cwd })
+  // PM2: `--node-args=null` takes the flags away (no node_args at all, as PM2 shows it)
+  const clearNodeArgs = wanted.nodeArgs === 'null'
+  if (clearNodeArgs) delete wanted.nodeArgs
+  const parsed = Object.keys(wanted).length ? parseFlags(wanted, { cwd }) : {}
+  return clearNodeArgs ? { ...parsed, node_args: null } : parsed
 }
 
 // A normalized spec with the changes set (the name only when `rename`).
@@ -39,7 +43,9 @@ function applyChanges (spec, changes) {
   const out = structuredClone(spec)
   for (const [key, value] of Object.entries(changes)) {
     if (key === 'watch') {
-      out.watch = value === true ? [spec.cwd] : Array.isArray(value) && value.length ? value : false
+      // a bare --watch toggles, as PM2's restart does (a stop turned it off: model/app.js)
+      if (value === true) out.watch = hasWatch(spec) ? false : [spec.cwd]
+      else out.watch = Array.isArray(value) && value.length ? value : false
       continue
     }
     const option = (optionOf ?? findOption)(key)
@@ -48,6 +54,8 @@ function applyChanges (spec, changes) {
   }
   return out
 }
+
+const hasWatch = (spec) => Array.isArray(spec.watch) ? spec.watch.length > 0 : Boolean(spec.watch)
 
 function setPath (obj, dotted, value) {
   const keys = dotted.split('.')

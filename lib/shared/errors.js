@@ -26,7 +26,7 @@ const CODES = {
   XPM_ERR_SAVE_FAILED: { exit: 1, summary: 'The app list could not be saved; the previous save is intact.' },
   XPM_ERR_SAVE_EMPTY: { exit: 1, summary: 'Saving would replace a non-empty app list with an empty one (use --force).' },
   XPM_ERR_DUMP_INVALID: { exit: 1, summary: 'The saved app list could not be read.' },
-  XPM_ERR_DUMP_DAMAGED: { exit: 1, summary: '`dump.pm2` was damaged: it was set aside and the apps of the save before it (`dump.pm2.bak`) were restored; apps saved since may be missing.' },
+  XPM_ERR_DUMP_DAMAGED: { exit: 1, summary: '`dump.pm2` was damaged: it was set aside and the apps of the save before it (`dump.pm2.bak`) were restored; apps saved since may be missing. A warning: `xpm resurrect` exits 0, as PM2.' },
   XPM_ERR_FILE_EXISTS: { exit: 1, summary: 'A file that would be written already exists.' },
   XPM_ERR_TOO_MANY_APPS: { exit: 1, summary: 'Starting these apps would take the daemon over the number of apps it manages (1024).' },
   XPM_ERR_REPLY_TOO_LARGE: { exit: 1, summary: 'The answer to a request is larger than a reply may be (64 MiB); ask for less (fewer log lines, one app).' },

@@ -23,6 +23,7 @@ function homePaths (home = defaultHome(), env = process.env) {
     daemonLog: env.PM2_LOG_FILE_PATH ? path.resolve(env.PM2_LOG_FILE_PATH) : path.join(home, 'daemon.log'),
     daemonStdio: path.join(home, 'daemon.stdio.log'),
     logsDir: path.join(home, 'logs'),
+    pidsDir: path.join(home, 'pids'),
     stateFile: path.join(home, 'state.json'),
     dumpFile: path.join(home, 'dump.pm2')
   }

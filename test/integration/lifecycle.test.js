@@ -72,6 +72,22 @@ test('PM2 smart start: a running script is not started twice without -f; -f star
   assert.equal((await h.jlist()).length, 7)
 })
 
+test('an app named with digits, as PM2 allows: the name acts on it, and where it is also an id the id wins', async (t) => {
+  const h = createHome(t)
+  const script = fixture('idle.js')
+  assert.equal((await h.run(['start', script, '--name', '455'])).code, 0)
+  assert.equal((await h.run(['restart', '455'])).code, 0)
+  assert.deepEqual((await h.jlist()).map((p) => [p.id, p.name, p.restarts]), [[0, '455', 1]])
+  assert.equal((await h.run(['restart', '0'])).code, 0)
+  assert.equal((await h.jlist())[0].restarts, 2)
+  // a second app called "0": `stop 0` is process 0 (the first app), `stop 1` process 1
+  assert.equal((await h.run(['start', script, '--name', '0'])).code, 0)
+  assert.equal((await h.run(['stop', '0'])).code, 0)
+  assert.deepEqual((await h.jlist()).map((p) => [p.name, p.status]), [['455', 'stopped'], ['0', 'online']])
+  assert.equal((await h.run(['delete', '455'])).code, 0)
+  assert.deepEqual((await h.jlist()).map((p) => p.name), ['0'])
+})
+
 test('unknown app or id, missing script, unknown command or option: one line, non-zero exit, nothing changed', async (t) => {
   const h = createHome(t, { inProcess: true })
   const missing = await h.run(['start', './nope/server.js'])

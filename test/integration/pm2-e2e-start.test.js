@@ -7,7 +7,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { createHome, waitFor, fixture } = require('../helpers/xpm')
+const { createHome, waitFor, fixture, freePort, httpGet } = require('../helpers/xpm')
 
 const ok = (res) => assert.equal(res.code, 0, `exit ${res.code}\n${res.stdout}\n${res.stderr}`)
 const read = (file) => { try { return fs.readFileSync(file, 'utf8') } catch { return '' } }
@@ -82,4 +82,64 @@ test('set <app>.<key> <value>: kept, given to the app as PM2 gives it, the app r
   const logrotate = await h.run(['set', 'pm2-logrotate:max_size', '10M'])
   ok(logrotate)
   assert.match(logrotate.stdout + logrotate.stderr, /log rotation is built in/)
+})
+
+test('start <program on PATH> alone (cli/binary.sh): runs it when no app has that name; a known name still means the app', async (t) => {
+  const h = createHome(t)
+  const bin = fs.mkdtempSync(path.join(h.home, 'bin-'))
+  const program = path.join(bin, 'idle-daemon')
+  fs.writeFileSync(program, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(fixture('idle.js'))}\n`, { mode: 0o755 })
+  const env = { PATH: `${bin}:${process.env.PATH}` }
+  ok(await h.run(['start', 'idle-daemon'], { env }))
+  const [p] = await h.jlist()
+  assert.deepEqual([p.name, p.status, p.restarts], ['idle-daemon', 'online', 0])
+  const shown = JSON.parse((await h.run(['jlist', '--pm2'])).stdout)[0].pm2_env
+  assert.deepEqual([shown.pm_exec_path, shown.exec_interpreter], [program, 'none'])
+  // the second time the name is the app's: a start of a running app restarts it (smart start)
+  ok(await h.run(['start', 'idle-daemon'], { env }))
+  assert.deepEqual((await h.jlist()).map((x) => [x.name, x.restarts]), [['idle-daemon', 1]])
+  const missing = await h.run(['start', 'no-such-program-or-app'], { env })
+  assert.equal(missing.code, 1)
+  assert.match(missing.stderr, /XPM_ERR_APP_NOT_FOUND/)
+})
+
+test('restart --node-args=null takes the flags away (process-file/app-config-update.sh): the app runs without them', async (t) => {
+  const h = createHome(t)
+  ok(await h.run(['start', fixture('idle.js'), '--name', 'flags', '--node-args=--no-warnings']))
+  ok(await h.run(['restart', 'flags', '--node-args=null']))
+  const [p] = JSON.parse((await h.run(['jlist', '--pm2'])).stdout)
+  assert.equal(p.pm2_env.status, 'online')
+  assert.equal('node_args' in p.pm2_env, false)
+  assert.doesNotMatch(fs.readFileSync(`/proc/${p.pid}/cmdline`, 'utf8'), /--no-warnings/)
+})
+
+test('an app that reports @pm2/io metrics (cli/app-configuration.sh): jlist --pm2 shows the last ones it sent as axm_monitor', async (t) => {
+  const h = createHome(t)
+  const dir = fs.mkdtempSync(path.join(h.home, 'io-'))
+  const app = path.join(dir, 'probes.js')
+  // what @pm2/io's IPC transport sends every second
+  fs.writeFileSync(app, "let n = 0\nsetInterval(() => process.send({ type: 'axm:monitor', data: { 'test-probe': { value: ++n, unit: 'req' } } }), 100)\n")
+  ok(await h.run(['start', app, '--name', 'probe-test']))
+  const metrics = async () => JSON.parse((await h.run(['jlist', '--pm2'])).stdout)[0].pm2_env.axm_monitor
+  const seen = await waitFor(async () => { const m = await metrics(); return m['test-probe']?.value > 1 && m }, { message: 'the metrics of the app' })
+  assert.equal(seen['test-probe'].unit, 'req')
+})
+
+test('xpm serve (cli/serve.sh): a folder over HTTP as an app; the same from an ecosystem file (`static`, `script: serve`)', async (t) => {
+  const h = createHome(t)
+  const site = fs.mkdtempSync(path.join(h.home, 'site-'))
+  fs.writeFileSync(path.join(site, 'index.html'), 'good stuff')
+  const port = await freePort()
+  ok(await h.run(['serve', site, String(port), '--spa', '--name', 'frontend']))
+  assert.deepEqual((await h.jlist()).map((p) => [p.name, p.status]), [['frontend', 'online']])
+  assert.equal((await httpGet(port, '/deep/link')).body, 'good stuff', 'single-page app: the homepage')
+  ok(await h.run(['delete', 'all']))
+  await assert.rejects(httpGet(port, '/'))
+
+  const other = await freePort()
+  fs.writeFileSync(path.join(site, 'static.json'), JSON.stringify({ static: [{ path: '.', port }], apps: [{ name: 'front2', script: 'serve', env: { PM2_SERVE_PORT: other, PM2_SERVE_PATH: '.' } }] }))
+  ok(await h.run(['start', path.join(site, 'static.json')]))
+  assert.deepEqual((await h.jlist()).map((p) => p.name).sort(), ['front2', `static-page-server-${port}`])
+  assert.equal((await httpGet(port, '/index.html')).body, 'good stuff')
+  assert.equal((await httpGet(other, '/')).body, 'good stuff')
 })

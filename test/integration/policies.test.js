@@ -173,3 +173,27 @@ test('sendSignal reaches the app; a bad signal name is refused before anything i
   assert.match(bad.stderr, /signal name/)
   assert.equal((await h.jlist())[0].restarts, 0)
 })
+
+test('watch as PM2: a stop turns it off, also for the next start; a bare `restart --watch` turns it on, then off', async (t) => {
+  const h = createHome(t)
+  const dir = tmpDir(t)
+  fs.copyFileSync(fixture('idle.js'), path.join(dir, 'app.js'))
+  const watching = async () => {
+    const res = await h.run(['jlist', '--pm2'])
+    assert.equal(res.code, 0, res.stderr)
+    return JSON.parse(res.stdout).map((p) => p.pm2_env.watch)
+  }
+  const ok = async (args) => { const res = await h.run(args, { cwd: dir }); assert.equal(res.code, 0, res.stdout + res.stderr) }
+  await ok(['start', 'app.js', '--watch'])
+  assert.deepEqual(await watching(), [true])
+  await ok(['stop', 'app'])
+  assert.deepEqual(await watching(), [false])
+  await ok(['start', 'app'])
+  assert.deepEqual(await watching(), [false], 'a stop turned the watch off for good')
+  await ok(['restart', 'app', '--watch'])
+  assert.deepEqual(await watching(), [true])
+  await ok(['restart', 'app', '--watch'])
+  assert.deepEqual(await watching(), [false], 'a second bare --watch turns it off')
+  await ok(['restart', 'app', '--watch', dir])
+  assert.deepEqual(await watching(), [true], '--watch with paths sets them')
+})

@@ -20,6 +20,12 @@ test('keys as PM2 writes them: app:key and app.key; values are strings; the app 
   assert.deepEqual(store.appEnv(conf, 'other'), {})
   assert.deepEqual(store.unsetValue(conf, 'echo', 'probes'), { echo: { config_var: 'false' } })
   assert.deepEqual(store.unsetValue(conf, 'echo', null), {})
+  // a key without an app (`set key1 val1`, modules/get-set.sh): kept at the top, given to no app
+  const withGlobal = store.setValue(conf, 'key1', null, 'val1')
+  assert.deepEqual(withGlobal, { ...conf, key1: 'val1' })
+  assert.deepEqual(store.appEnv(withGlobal, 'key1'), {})
+  assert.deepEqual(store.setValue(withGlobal, 'key1', 'a', 'b').key1, { a: 'b' })
+  assert.deepEqual(store.unsetValue(withGlobal, 'key1', null), conf)
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-conf-'))
   assert.deepEqual(await store.readAppConf(home), {})
   await store.writeAppConf(home, conf)

@@ -70,14 +70,14 @@ test('sizes and counts have sane bounds, in the CLI and in the daemon', async ()
   assert.ok(checkSpec({ ...spec, logs: { ...spec.logs, rotate: { ...spec.logs.rotate, maxFiles: 1e15 } } }).some((p) => /logs\.rotate\.maxFiles.*at most 1000/.test(p)))
 })
 
-test('app names: no control characters, no leading "-", no slashes, at most 128 bytes; the same rule in the daemon', () => {
+test('app names: digits allowed, no control characters, no leading "-", no slashes, at most 128 bytes; the same rule in the daemon', () => {
   const bad = ['-rf', '--help', 'a\nb', 'tab\there', 'bell\u0007', 'del\u007f', 'c1\u0085', 'ls\u2028', 'a/b', 'a\\b', 'nul\0',
-    '42', 'all', ' pad', 'x'.repeat(MAX_NAME_BYTES + 1), 'é'.repeat(MAX_NAME_BYTES / 2 + 1), 'lone\ud800']
+    'all', ' pad', 'x'.repeat(MAX_NAME_BYTES + 1), 'é'.repeat(MAX_NAME_BYTES / 2 + 1), 'lone\ud800']
   for (const name of bad) {
     assert.throws(() => app({ name }), { code: 'XPM_ERR_CONFIG_INVALID', message: /^Expected `name` to be a name of at most 128 bytes/ }, JSON.stringify(name))
     assert.ok(checkSpec({ ...good(), name }).some((p) => p.startsWith('name should be')), JSON.stringify(name))
   }
-  for (const name of ['api', 'my app', 'web.1', 'a-b_c', 'x'.repeat(MAX_NAME_BYTES), 'é'.repeat(MAX_NAME_BYTES / 2), 'café ☕']) {
+  for (const name of ['api', '42', 'my app', 'web.1', 'a-b_c', 'x'.repeat(MAX_NAME_BYTES), 'é'.repeat(MAX_NAME_BYTES / 2), 'café ☕']) {
     assert.equal(app({ name }).name, name)
     assert.deepEqual(checkSpec({ ...good(), name }), [])
   }

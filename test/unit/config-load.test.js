@@ -45,14 +45,26 @@ test('a .json file with PM2-style comments, unquoted keys and trailing commas is
   assert.deepEqual(specs.map((s) => s.name), ['child'])
 })
 
-test('a .json file that contains JavaScript is rejected and never executed', async () => {
+test('a .json file that is a JavaScript expression is read as PM2 reads it, with a notice; one with statements or Node access is rejected', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-jsexpr-'))
+  fs.writeFileSync(path.join(dir, 'echo.js'), '')
+  const file = path.join(dir, 'configuration.json')
+  fs.writeFileSync(file, '// TG!\n[{\n  name: "echo",\n  script: [".", "/", "e", "cho.js"].join("")\n}]\n')
+  const { specs, notices } = await resolveStart({ target: file, env })
+  assert.deepEqual(specs.map((s) => [s.name, path.basename(s.script)]), [['echo', 'echo.js']])
+  assert.deepEqual(notices, ['`configuration.json`: not JSON: read as a JavaScript expression, as PM2 reads .json files; rename it .js to say so'])
+  fs.writeFileSync(file, '[{ name: "x", script: process.execPath }]')
+  await assert.rejects(resolveStart({ target: file, env }), { code: 'XPM_ERR_CONFIG_LOAD', message: /is not valid JSON, JSON5 or a JavaScript expression/ })
+})
+
+test('a .json file that contains JavaScript statements is rejected and never executed', async () => {
   const marker = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-json-')), 'executed')
   process.env.XPM_JSON_MARKER = marker
   try {
     await assert.rejects(resolveStart({ target: fixture('ecosystem-with-js.json'), env }), (err) => {
       assert.equal(err.code, 'XPM_ERR_CONFIG_LOAD')
       assert.equal(err.exitCode, 2)
-      assert.match(err.message, /is not valid JSON or JSON5 \(it is parsed, never run\)/)
+      assert.match(err.message, /is not valid JSON, JSON5 or a JavaScript expression/)
       return true
     })
     assert.equal(fs.existsSync(marker), false, 'the .json file must not have been evaluated')

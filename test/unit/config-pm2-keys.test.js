@@ -14,7 +14,7 @@ const { loadEcosystem } = require('../../lib/shared/config/load-ecosystem')
 const { instanceEnv } = require('../../lib/shared/config/instance-env')
 const { inferInterpreter, isNodeRuntime, nodeShebang, nodeCommandLine } = require('../../lib/shared/config/script')
 const { resolveUser, privilegeProblem } = require('../../lib/shared/config/users')
-const { pidFilePath, applyAppOptions } = require('../../daemon/launchers/app-options')
+const { pidFilePath, setPidsDir, applyAppOptions } = require('../../daemon/launchers/app-options')
 const { nodeExecArgv } = require('../../daemon/launchers/agent-args')
 
 const CORPUS = path.join(__dirname, '..', 'fixtures', 'ecosystems', 'pm2-corpus')
@@ -226,6 +226,9 @@ test('launch options: pid file paths, treekill: false has no tree, kill_retry_ti
   assert.equal(pidFilePath({ pidFile: '/run/api.pid', instances: 3 }, 2), '/run/api-2.pid')
   assert.equal(pidFilePath({ pidFile: '/run/api', instances: 2 }, 1), '/run/api-1')
   assert.equal(pidFilePath({ pidFile: null, instances: 2 }, 1), null)
+  setPidsDir('/home/u/.xpm/pids')
+  assert.equal(pidFilePath({ name: 'api', pidFile: null }, 1), '/home/u/.xpm/pids/api-1.pid', 'as PM2, a pid file by default once the daemon set its folder')
+  setPidsDir(null)
 
   const handle = Object.assign(new EventEmitter(), { tag: 'x', pid: process.pid })
   applyAppOptions(handle, { treekill: false, killRetryTime: 250 })

@@ -68,6 +68,23 @@ test('partial last line is flushed on end; invalid UTF-8 does not crash', async 
   assert.equal(fs.readFileSync(path.join(dir, 'p-error.log'), 'utf8'), '\ufffdA\n')
 })
 
+test('text without a newline is written once the stream is quiet (as PM2 writes it), not held until the next newline', async () => {
+  const dir = tmp()
+  const sink = createLogSink({ logsDir: dir })
+  const { stdout, stderr } = attach(sink, spec('q'), 0)
+  const file = path.join(dir, 'q-error.log')
+  const read = () => { try { return fs.readFileSync(file, 'utf8') } catch { return '' } }
+  stderr.write('errwrite')
+  await waitFor(() => read() === 'errwrite\n', { message: 'the partial line written' })
+  stderr.write('errwrite')
+  stderr.write(' and more\n')
+  stdout.end()
+  stderr.end()
+  await waitFor(() => sink.stats().sources === 0)
+  await sink.close()
+  assert.equal(read(), 'errwrite\nerrwrite and more\n', 'a line completed before the pause stays whole')
+})
+
 test('a very long line without newline keeps memory bounded and is written in pieces', async () => {
   const dir = tmp()
   const sink = createLogSink({ logsDir: dir, maxLineBytes: 64 * 1024 })

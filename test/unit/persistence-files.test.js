@@ -184,7 +184,7 @@ test('a fresh update.json from the daemon that just left is restored', async (t)
   assert.equal(persistence.hello().restored.reason, 'update')
 })
 
-test('resurrect with a damaged dump.pm2: the .bak apps start, the reply says what was used; a save never backs up the damaged file', async (t) => {
+test('resurrect with a damaged dump.pm2: the .bak apps start, the reply says what was used, a missing dump.pm2 reads the .bak; a save never backs up the damaged file', async (t) => {
   const paths = tmpHome(t)
   fs.writeFileSync(paths.dumpFile + '.bak', saved([app('api')]))
   fs.writeFileSync(paths.dumpFile, saved([app('api'), app('worker')]).slice(0, 100))
@@ -194,7 +194,9 @@ test('resurrect with a damaged dump.pm2: the .bak apps start, the reply says wha
   assert.deepEqual(res.results.map((r) => [r.name, r.action]), [['api', 'restored']])
   assert.match(res.damaged.message, /dump\.pm2 is damaged/)
   assert.equal(res.damaged.setAside, `${paths.dumpFile}.corrupt-20261123T030005.000Z`)
-  assert.deepEqual(JSON.parse(fs.readFileSync(paths.dumpFile, 'utf8')).apps.map((a) => a.spec.name), ['api'], 'the backup took its place')
+  assert.equal(fs.existsSync(paths.dumpFile), false, 'as PM2: no dump.pm2 is left; the next resurrect reads the backup')
+  const again = await persistence.methods.resurrect({})
+  assert.deepEqual([again.file, again.damaged], [paths.dumpFile + '.bak', undefined])
 
   // damaged again, then `xpm save`: the good backup is not replaced by the damaged file
   fs.writeFileSync(paths.dumpFile, '{garbage')

@@ -163,7 +163,12 @@ test('options changed on restart: parsed as start parses them, set on the spec',
   assert.equal(out.maxMemoryRestart, 300 * 1024 * 1024)
   assert.deepEqual(spec.nodeArgs, [], 'the original is untouched')
   assert.equal(applyChanges(out, changesOf({ watch: false }, { cwd: '/srv' })).watch, false)
+  assert.equal(applyChanges(out, changesOf({ watch: true }, { cwd: '/srv' })).watch, false, 'a bare --watch toggles, as PM2')
+  assert.deepEqual(applyChanges(out, changesOf({ watch: ['/srv/lib'] }, { cwd: '/srv' })).watch, ['/srv/lib'], 'paths set')
   assert.equal(changesOf({ json: true, updateEnv: true }), null)
+  const cleared = applyChanges(out, changesOf({ nodeArgs: 'null' }))
+  assert.equal(cleared.nodeArgs, null, 'PM2: --node-args=null takes the flags away')
+  assert.equal('node_args' in toPm2({ ...rows[0], spec: cleared }).pm2_env, false, 'and PM2 shows no node_args then')
   assert.throws(() => changesOf({ cronRestart: 'every day' }, { cwd: '/' }), { code: 'XPM_ERR_CONFIG_INVALID' })
 })
 

@@ -38,7 +38,6 @@ async function apply (ctx, pairs) {
   const parsed = pairs.map(([k, v]) => {
     const s = store.splitKey(k)
     store.checkKey(s, k)
-    if (s.key === null) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected <app>:<key>, got "${k}"`)
     return { ...s, value: v }
   })
   if (parsed.every((p) => p.app === LOGROTATE)) {
@@ -49,8 +48,9 @@ async function apply (ctx, pairs) {
   let conf = await store.readAppConf(h)
   for (const p of parsed) conf = store.setValue(conf, p.app, p.key, p.value)
   await store.writeAppConf(h, conf)
-  for (const p of parsed) ctx.io.say(`[xpm] ${p.app}:${p.key} = ${JSON.stringify(String(p.value))}\n`)
-  for (const app of [...new Set(parsed.map((p) => p.app))]) await restartWith(ctx, app, store.appEnv(conf, app))
+  for (const p of parsed) ctx.io.say(`[xpm] ${p.key === null ? p.app : `${p.app}:${p.key}`} = ${JSON.stringify(String(p.value))}\n`)
+  // a key without an app (`set key1 val1`) is kept, as PM2 keeps it, and given to no app
+  for (const app of [...new Set(parsed.filter((p) => p.key !== null).map((p) => p.app))]) await restartWith(ctx, app, store.appEnv(conf, app))
 }
 
 // A running app takes its new values: restarted with them in its environment, as PM2 does.
@@ -92,10 +92,12 @@ async function get (ctx) {
   const conf = await store.readAppConf(home(ctx))
   if (key === undefined || key === 'all') return ctx.io.printJson(conf)
   const s = store.splitKey(key)
-  if (s.key === null) return ctx.io.printJson(conf[s.app] ?? {})
-  const value = conf[s.app]?.[s.key]
+  if (s.key === null) return typeof conf[s.app] === 'string' ? ctx.io.stdout.write(conf[s.app] + '\n') : ctx.io.printJson(conf[s.app] ?? {})
+  const value = isObject(conf[s.app]) ? conf[s.app][s.key] : undefined
   if (value === undefined) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `no value for ${s.app}:${s.key} (xpm set ${s.app}:${s.key} <value>)`)
   ctx.io.stdout.write(value + '\n')
 }
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 
 module.exports = { set, multiset, unset, get }

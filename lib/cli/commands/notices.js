@@ -36,7 +36,6 @@ const NOTICES = {
   backward: { exit: 1, text: 'xpm does not move apps between git commits; check out the commit, then `xpm reload <app>`' },
   gc: { exit: 0, text: 'the daemon bounds its own memory (docs/architecture.md); nothing to collect' },
   deepUpdate: { exit: 1, text: 'install the new xpm with npm (npm install -g xpm), then run `xpm update`' },
-  serve: { exit: 1, text: 'xpm does not serve static files; run a static server as an app (`xpm start npx -- serve <dir>`)', aliases: ['expose'] },
   completion: { exit: 1, text: 'xpm has no shell completion script' },
   sysmonit: { exit: 1, text: 'xpm does not collect system metrics; `xpm monit` shows the apps\' CPU and memory' },
   slist: { exit: 1, text: 'xpm does not collect system metrics; `xpm monit` shows the apps\' CPU and memory', aliases: ['sysinfos'] }

@@ -18,10 +18,8 @@ async function resurrect (ctx) {
     ctx.io.stdout.write(require('../render-list').renderList(await client.request('list'), ctx.io.tableOptions()))
   }
   const failures = res.results.flatMap((r) => (r.failures || []).map((f) => ({ ...f, name: r.name })))
-  // a damaged dump.pm2: the older dump.pm2.bak was used; say so, and exit 1 (docs/persistence.md)
-  const damaged = res.damaged ? new XpmError('XPM_ERR_DUMP_DAMAGED', res.damaged.message, { details: res.damaged }) : null
-  if (damaged && failures.length) ctx.io.stderr.write(`[xpm] ${damaged.message}\n`)
-  else if (damaged) throw damaged
+  // a damaged dump.pm2: the older dump.pm2.bak was used; said on stderr, exit 0 as PM2 (docs/persistence.md)
+  if (res.damaged) ctx.io.stderr.write(`[xpm] warning: ${res.damaged.message} [XPM_ERR_DUMP_DAMAGED]\n`)
   if (failures.length) {
     throw new XpmError('XPM_ERR_START_FAILED', `${failures.length} process(es) did not reach online: ${failures[0].message}; see \`xpm logs ${failures[0].name}\``, { details: failures })
   }

@@ -15,6 +15,8 @@ async function start (ctx) {
   const targets = given.length ? given : [defaultEcosystem(io.cwd())]
   if (opts.daemon === false && await foreground(targets, opts, scriptArgs, io)) return
   const { specs, names, fromScript, scripts } = await gather(targets, opts, scriptArgs, io)
+  // PM2: `start ls` runs the program on PATH when no app has that name
+  if (names.length) await programsOnPath(ctx, names, specs, fromScript, opts, scriptArgs)
   // PM2: `start <name|id> --name new` or with other options (--node-args, --watch…) restarts the
   // app with them, as `xpm restart` does
   if (names.length && !specs.length && require('../spec-changes').changesOf(opts)) {
@@ -123,6 +125,24 @@ async function startFailed (client, failures, io) {
   return new XpmError(first.code === 'XPM_ERR_CANCELLED' ? 'XPM_ERR_CANCELLED' : 'XPM_ERR_START_FAILED',
     `${failures.length} process(es) did not reach online: ${first.message}${first.code === 'XPM_ERR_CANCELLED' ? '' : `; see \`xpm logs ${first.name}\``}`,
     { details: failures })
+}
+
+// Bare words that name no app the daemon knows but a program on PATH (`xpm start ls`) become
+// apps running that program, as in PM2; the others stay names (an unknown one fails as before).
+async function programsOnPath (ctx, names, specs, fromScript, opts, scriptArgs) {
+  const { io } = ctx
+  const { whichSync } = require('../../shared/config/script')
+  const candidates = names.filter((n) => !/^\d+$/.test(n) && !/[/\\\s]/.test(n) && whichSync(n, io.env.PATH) !== null)
+  if (!candidates.length) return
+  const client = await ctx.connect()
+  const known = new Set((await client.request('list', { fields: ['name', 'namespace'] })).flatMap((p) => [p.name, p.namespace ?? 'default']))
+  const { resolveStart } = require('../../shared/config')
+  for (const name of candidates.filter((n) => !known.has(n))) {
+    const resolved = await resolveStart({ target: name, flags: opts, scriptArgs, cwd: io.cwd(), env: io.env, program: true })
+    names.splice(names.indexOf(name), 1)
+    specs.push(...resolved.specs)
+    fromScript.push(...resolved.specs.map((s) => s.name))
+  }
 }
 
 // `xpm set <app>:<key> <value>` values (app-conf.js): in the app's environment, as PM2 gives them.

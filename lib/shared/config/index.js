@@ -16,7 +16,8 @@ const { checkDependencies } = require('./dependencies')
 
 const SCRIPT_EXTENSION = /\.(c|m)?[jt]sx?$|\.(py|sh|rb|pl|php|coffee|ls)$/i
 
-async function resolveStart ({ target, flags = {}, scriptArgs = [], cwd = process.cwd(), env = process.env, only, envName } = {}) {
+// program: a bare word is a program on PATH when there is one (the CLI found no app of that name).
+async function resolveStart ({ target, flags = {}, scriptArgs = [], cwd = process.cwd(), env = process.env, only, envName, program = false } = {}) {
   only = only ?? flags.only
   envName = envName ?? flags.env
   // flags are checked whatever the target is, so a bad value never goes unnoticed
@@ -30,7 +31,7 @@ async function resolveStart ({ target, flags = {}, scriptArgs = [], cwd = proces
   rejectFileOnlyOptions(target, { only, envName })
   // `xpm start npm --name web -- start`: a program on PATH, given arguments or a name, as PM2 runs it
   const commandLine = !isFile(file) && (isCommandLine(target, cwd, env) ||
-    ((scriptArgs.length > 0 || flags.name !== undefined) && !/[/\\\s]/.test(target) && whichSync(target, env.PATH) !== null))
+    ((program || scriptArgs.length > 0 || flags.name !== undefined) && !/[/\\\s]/.test(target) && whichSync(target, env.PATH) !== null))
   if (commandLine || isFile(file) || /[/\\]/.test(target) || SCRIPT_EXTENSION.test(target)) {
     const collected = []
     const spec = normalizeApp({ script: commandLine ? target : file }, { baseDir: cwd, env, overrides, scriptArgs, notices: collected })

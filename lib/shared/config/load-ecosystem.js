@@ -32,12 +32,14 @@ async function loadEcosystem (file) {
   if (!stat.isFile()) throw loadError(file, 'is not a file')
   const ext = path.extname(file).toLowerCase()
   let exported
-  if (ext === '.json') exported = readJson(file)
+  const read = []
+  if (ext === '.json') exported = readJson(file, read)
   else if (ext === '.yml' || ext === '.yaml') exported = readYaml(file)
   else if (TYPESCRIPT.has(ext) && !process.features.typescript) throw loadError(file, typescriptNeeds(ext))
   else if (ext === '.mjs' || ext === '.mts' || ((ext === '.js' || ext === '.ts') && packageType(file) === 'module')) exported = await importFresh(file)
   else exported = await requireFresh(file)
   const { apps, notices } = appsOf(exported, file)
+  notices.unshift(...read)
   return { file, dir: path.dirname(file), apps, notices, deployEnvs: deployEnvsOf(exported) }
 }
 
@@ -50,10 +52,12 @@ function typescriptNeeds (ext) {
     'or write it as .js, .cjs, .mjs or .json'
 }
 
-// JSON is parsed, never evaluated. PM2 evaluates .json files as JavaScript, so the .json files
-// PM2 users have carry comments, unquoted keys and trailing commas: JSON5 reads all of those
-// (the json5 package) and still runs no code.
-function readJson (file) {
+// JSON is parsed: PM2 evaluates .json files as JavaScript, so the .json files PM2 users have carry
+// comments, unquoted keys and trailing commas, which JSON5 reads (the json5 package) without
+// running code. Only a file that is neither is read as PM2 reads it, as one JavaScript
+// expression (`script: ["a", "b"].join("")`), with a notice: in a context of its own, without
+// require or process (not a sandbox: the file is the user's own, as a .js file would be).
+function readJson (file, notices) {
   let text
   try { text = fs.readFileSync(file, 'utf8') } catch (err) { throw loadError(file, `could not be read: ${err.code}`, err) }
   try {
@@ -62,8 +66,20 @@ function readJson (file) {
     try {
       return require('json5').parse(text)
     } catch (err) {
-      throw loadError(file, `is not valid JSON or JSON5 (it is parsed, never run): ${err.message}`, err)
+      const value = evaluateAsPm2(text, file)
+      if (value === undefined) throw loadError(file, `is not valid JSON, JSON5 or a JavaScript expression: ${err.message}`, err)
+      notices.push({ app: null, key: path.basename(file), message: 'not JSON: read as a JavaScript expression, as PM2 reads .json files; rename it .js to say so' })
+      return value
     }
+  }
+}
+
+function evaluateAsPm2 (text, file) {
+  try {
+    const value = require('node:vm').runInNewContext(`(${text}\n)`, Object.create(null), { filename: file, timeout: 1000 })
+    return JSON.parse(JSON.stringify(value)) // plain objects of this realm (functions dropped)
+  } catch {
+    return undefined
   }
 }
 
@@ -132,8 +148,9 @@ function appsOf (exported, file) {
     if (list === undefined && looksLikeApp(exported)) {
       apps = [exported]
     } else {
+      const servers = staticApps(exported.static)
       for (const key of keys) {
-        if (key === list) continue
+        if (key === list || key === 'static') continue
         const known = FILE_KEYS.find((k) => k.key === key)
         if (known?.notice) {
           notices.push({ app: null, key, message: known.notice })
@@ -144,6 +161,7 @@ function appsOf (exported, file) {
       }
       apps = list === undefined ? undefined : exported[list]
       if (isPlainObject(apps)) apps = [apps]
+      if (servers.length) apps = [...(Array.isArray(apps) ? apps : []), ...servers]
     }
   }
   if (!Array.isArray(apps)) {
@@ -155,6 +173,12 @@ function appsOf (exported, file) {
       { details: { file, apps: apps.length, max: MAX_APPS } })
   }
   return { apps, notices }
+}
+
+// PM2's `static: [{ path, port, spa, basic_auth, … }]`: apps running xpm's static file server.
+function staticApps (list) {
+  if (list === undefined) return []
+  return (Array.isArray(list) ? list : [list]).map((s) => require('../serve/static-server').staticApp(s))
 }
 
 // PM2 reads `deploy.<env>.env` with `--env <env>`, under the apps' own env: { env: vars }.

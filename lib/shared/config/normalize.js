@@ -53,8 +53,10 @@ function buildSpec (values, envs, { baseDir, env, envName, deployEnv = null, scr
   }
   const cwd = values.cwd === undefined ? path.resolve(baseDir) : path.resolve(baseDir, values.cwd)
   checkCwd(cwd, values.cwd, where)
-  const run = resolveScript(values.script, { cwd, env, where })
-  const name = appName(values, run, envName)
+  // PM2: `script: 'serve'` is its static file server (lib/shared/serve), unless cwd has a file of that name
+  const script = values.script === 'serve' && !fs.existsSync(path.join(cwd, 'serve')) ? require('../serve/static-server').SCRIPT : values.script
+  const run = resolveScript(script, { cwd, env, where })
+  const name = values.script === script ? appName(values, run, envName) : appName({ name: 'static-page-server', ...values }, run, envName)
   checkName(name, where)
   const execMode = execModeFor(values, run, where)
   const instances = values.instances === undefined ? 1 : instanceCount(values.instances, cpus ?? processCpus().count)
@@ -79,7 +81,7 @@ function buildSpec (values, envs, { baseDir, env, envName, deployEnv = null, scr
     args: [...run.args, ...(scriptArgs && scriptArgs.length ? scriptArgs.map(String) : val('args'))],
     cwd,
     interpreter,
-    nodeArgs: [...run.nodeArgs, ...(values.interpreter === undefined ? run.shebangArgs ?? [] : []), ...val('node_args')],
+    nodeArgs: [...run.nodeArgs, ...(values.interpreter === undefined ? run.shebangArgs ?? [] : []), ...(val('node_args') ?? [])],
     instances,
     execMode,
     env: buildEnv(env, values, own),

@@ -51,13 +51,13 @@ const allStrings = (a) => Array.isArray(a) && a.every((s) => noNul(s) && s !== '
 // A non-empty string that can be a path, an argument to spawn() or a file name.
 const isText = (v) => noNul(v) && v.trim() !== '' && Buffer.byteLength(v) <= MAX_PATH_BYTES
 
-// App names end up in log file names and on the command line next to ids, "all" and flags.
+// App names end up in log file names and on the command line next to ids, "all" and flags (digits: an id wins).
 // Returns null for a usable name, else what is wrong (the same rule in the CLI and the daemon).
-const NAME_RULE = `a name of at most ${MAX_NAME_BYTES} bytes that is not a number, not "all", does not start with "-", ` +
+const NAME_RULE = `a name of at most ${MAX_NAME_BYTES} bytes that is not "all", does not start with "-", ` +
   'without slashes, control characters or surrounding spaces'
 function nameProblem (name) {
   if (typeof name !== 'string' || name === '') return NAME_RULE
-  if (/^\d+$/.test(name) || name === 'all' || name.startsWith('-') || name !== name.trim()) return NAME_RULE
+  if (name === 'all' || name.startsWith('-') || name !== name.trim()) return NAME_RULE
   // C0 and C1 controls, DEL, the Unicode line and paragraph separators, lone surrogates
   if (/[\p{Cc}\u2028\u2029/\\]/u.test(name) || !isWellFormed(name)) return NAME_RULE
   if (Buffer.byteLength(name) > MAX_NAME_BYTES) return NAME_RULE

@@ -4,7 +4,7 @@ const path = require('node:path')
 const { XpmError } = require('../errors')
 
 // PM2's `pm2 set <app>:<key> <value>` store: XPM_HOME/module_conf.json (PM2's file name), one
-// object of string values per app. The values reach the app as PM2 hands them to its modules:
+// object of string values per app (and, for a key given without an app, a string at the top). The values reach the app as PM2 hands them to its modules:
 // each key as an environment variable, and the whole object as JSON in a variable named after
 // the app (appEnv). Pure apart from read/write.
 const FILE = 'module_conf.json'
@@ -44,15 +44,17 @@ async function writeAppConf (home, conf) {
   await writeFileAtomic(path.join(home, FILE), JSON.stringify(conf, null, 2) + '\n')
 }
 
-// { app: { key: value } } → the conf with one value set (pure).
+// { app: { key: value } } → the conf with one value set (pure); key null: a value of its own at
+// the top (PM2's `pm2 set key1 val1`), given to no app.
 function setValue (conf, app, key, value) {
-  return { ...conf, [app]: { ...(conf[app] ?? {}), [key]: String(value) } }
+  if (key === null) return { ...conf, [app]: String(value) }
+  return { ...conf, [app]: { ...(isObject(conf[app]) ? conf[app] : {}), [key]: String(value) } }
 }
 
 function unsetValue (conf, app, key) {
   const out = { ...conf }
   if (key === null) delete out[app]
-  else if (out[app]) {
+  else if (isObject(out[app])) {
     out[app] = { ...out[app] }
     delete out[app][key]
     if (!Object.keys(out[app]).length) delete out[app]
@@ -63,8 +65,12 @@ function unsetValue (conf, app, key) {
 // The variables an app gets from its values, as PM2 gives them to modules.
 function appEnv (conf, app) {
   const values = conf[app]
-  if (!values || !Object.keys(values).length) return {}
+  if (!isObject(values) || !Object.keys(values).length) return {}
   return { ...values, [app]: JSON.stringify(values) }
+}
+
+function isObject (v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v)
 }
 
 module.exports = { FILE, splitKey, checkKey, readAppConf, writeAppConf, setValue, unsetValue, appEnv }

@@ -14,14 +14,16 @@ const SALVAGE_BYTES = 1024 * 1024
 // with `fallback`, the `.bak` copy is used instead; the result says so in `damaged`, with what
 // may be missing. With `promote`, the `.bak` content is then written as `<file>`, so the next
 // reader (a boot with --resurrect) finds the same apps. A file from a newer xpm or one that
-// cannot be opened is not "damaged": that error is thrown and the file left alone.
+// cannot be opened is not "damaged": that error is thrown and the file left alone. With
+// `whenMissing`, a missing `<file>` is read from its `.bak` (PM2's resurrect does: a damaged
+// dump set aside leaves only the backup).
 //
 // → null (no file) | { from, state, damaged: null | { file, error, setAside, savedAt, usedSavedAt, mayBeMissing, message } }
-async function readSavedState (file, { fallback = false, promote = false, now = Date.now, fs = fsSync.promises } = {}) {
+async function readSavedState (file, { fallback = false, promote = false, whenMissing = false, now = Date.now, fs = fsSync.promises } = {}) {
   let error
   try {
     const main = await load(file)
-    if (!main) return null
+    if (!main) return whenMissing ? readBackup(file) : null
     return { ...main, damaged: null }
   } catch (err) {
     if (!isDamage(err)) throw err
@@ -57,6 +59,11 @@ async function readSavedState (file, { fallback = false, promote = false, now = 
     state: backup.state,
     damaged: { file, error: reason, setAside, savedAt, usedSavedAt: backup.state.savedAt, mayBeMissing, message }
   }
+}
+
+async function readBackup (file) {
+  const backup = await load(file + '.bak').catch((err) => { if (isDamage(err)) return null; throw err })
+  return backup ? { ...backup, damaged: null } : null
 }
 
 async function load (file) {

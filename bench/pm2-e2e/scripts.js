@@ -1,0 +1,48 @@
+'use strict'
+
+// What run.js reads from PM2's test tree and from the output of its scripts.
+const fs = require('node:fs')
+const path = require('node:path')
+
+// The scripts PM2's test/e2e.sh runs (its `runTest` lines that are not commented out).
+function listScripts (src, only) {
+  const text = fs.readFileSync(path.join(src, 'test', 'e2e.sh'), 'utf8')
+  const scripts = [...text.matchAll(/^\s*runTest\s+(\S+)/gm)].map((m) => m[1])
+  if (!only) return scripts
+  return scripts.filter((s) => only.some((o) => s.includes(o)))
+}
+
+// The first step that failed ("######## ✘ <what>", printed by include.sh's fail), with the line
+// of the script that names it; else the last line of output.
+function firstFailure (log, scriptFile) {
+  const out = log.split('\n')
+  const failedAt = out.findIndex((l) => l.includes('✘'))
+  const lastLine = log.trim().split('\n').pop() || ''
+  if (failedAt === -1) return lastLine ? `after: ${lastLine.slice(0, 160)}` : ''
+  const what = out[failedAt].replace(/^#+\s*✘\s*/, '').trim()
+  // the same words may name several steps: the one after those that passed
+  const passedBefore = out.slice(0, failedAt).filter((l) => l.includes('✔') && l.replace(/^-+>\s*✔\s*/, '').trim() === what).length
+  let lineNo = ''
+  try {
+    const lines = fs.readFileSync(scriptFile, 'utf8').split('\n')
+    const at = lines.map((l, i) => (what && l.includes(what) ? i : -1)).filter((i) => i >= 0)[passedBefore]
+    if (at !== undefined) lineNo = `line ${at + 1}: `
+  } catch {}
+  return `${lineNo}${what}`.slice(0, 200)
+}
+
+// Processes whose environment holds HOME=<home>: what a contender left running for one script.
+function leftoverPids (home) {
+  const needle = Buffer.from(`\0HOME=${home}\0`)
+  const pids = []
+  for (const entry of fs.readdirSync('/proc')) {
+    const pid = Number(entry)
+    if (!Number.isInteger(pid) || pid === process.pid) continue
+    let env
+    try { env = fs.readFileSync(`/proc/${pid}/environ`) } catch { continue }
+    if (Buffer.concat([Buffer.from([0]), env]).includes(needle)) pids.push(pid)
+  }
+  return pids
+}
+
+module.exports = { listScripts, firstFailure, leftoverPids }

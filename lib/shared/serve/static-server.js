@@ -1,0 +1,130 @@
+'use strict'
+
+// `xpm serve` (PM2's `pm2 serve`), run as an app of xpm: serves a folder over HTTP. Configured as
+// PM2's server is, by PM2_SERVE_PATH, PM2_SERVE_PORT, PM2_SERVE_HOST, PM2_SERVE_SPA,
+// PM2_SERVE_HOMEPAGE and PM2_SERVE_BASIC_AUTH(_USERNAME, _PASSWORD), so an ecosystem file with
+// `script: 'serve'` works unchanged. What it answers, as PM2's does: a file; a folder's
+// index.html; with SPA, a missing path's file name at the top of the folder, else the homepage;
+// else the folder's 404.html (status 404). Nothing outside the folder is served, also not
+// through a symbolic link.
+const fs = require('node:fs')
+const http = require('node:http')
+const path = require('node:path')
+const crypto = require('node:crypto')
+
+const TYPES = {
+  html: 'text/html',
+  htm: 'text/html',
+  css: 'text/css',
+  js: 'text/javascript',
+  mjs: 'text/javascript',
+  json: 'application/json',
+  txt: 'text/plain',
+  svg: 'image/svg+xml',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  ico: 'image/x-icon',
+  woff: 'font/woff',
+  woff2: 'font/woff2',
+  wasm: 'application/wasm',
+  map: 'application/json',
+  pdf: 'application/pdf',
+  xml: 'application/xml'
+}
+
+function optionsFrom (env = process.env) {
+  const auth = env.PM2_SERVE_BASIC_AUTH === 'true' ? { username: env.PM2_SERVE_BASIC_AUTH_USERNAME ?? '', password: env.PM2_SERVE_BASIC_AUTH_PASSWORD ?? '' } : null
+  return {
+    root: path.resolve(env.PM2_SERVE_PATH || '.'),
+    port: Number(env.PM2_SERVE_PORT || 8080),
+    host: env.PM2_SERVE_HOST || '0.0.0.0',
+    spa: env.PM2_SERVE_SPA === 'true',
+    homepage: env.PM2_SERVE_HOMEPAGE || '/index.html',
+    auth
+  }
+}
+
+// The real path of a file inside root, or null (missing, or outside root).
+async function inside (root, urlPath) {
+  const wanted = path.resolve(root, '.' + path.posix.normalize('/' + urlPath))
+  try {
+    const real = await fs.promises.realpath(wanted)
+    const rel = path.relative(root, real)
+    if (rel.startsWith('..') || path.isAbsolute(rel)) return null
+    const st = await fs.promises.stat(real)
+    if (st.isDirectory()) return inside(root, path.posix.join(urlPath, 'index.html'))
+    return st.isFile() ? real : null
+  } catch {
+    return null
+  }
+}
+
+async function answer (options, req, res) {
+  if (options.auth && !authorized(options.auth, req.headers.authorization)) {
+    res.writeHead(401, { 'Content-Type': 'text/html', 'WWW-Authenticate': 'Basic realm="Authentication service"' })
+    return res.end('401 Unauthorized')
+  }
+  let urlPath
+  try { urlPath = decodeURIComponent(new URL(req.url, 'http://localhost').pathname) } catch { urlPath = null }
+  if (urlPath === null || urlPath.includes('\0')) {
+    res.writeHead(400)
+    return res.end('400 Bad Request')
+  }
+  let file = await inside(options.root, urlPath)
+  if (!file && options.spa) file = (await inside(options.root, '/' + path.posix.basename(urlPath))) || (await inside(options.root, options.homepage))
+  if (!file) {
+    const notFound = await inside(options.root, '/404.html')
+    res.writeHead(404, { 'Content-Type': 'text/html' })
+    return notFound ? fs.createReadStream(notFound).pipe(res) : res.end('404 Not Found')
+  }
+  res.writeHead(200, { 'Content-Type': TYPES[path.extname(file).slice(1).toLowerCase()] || 'application/octet-stream' })
+  if (req.method === 'HEAD') return res.end()
+  fs.createReadStream(file).on('error', () => res.destroy()).pipe(res)
+}
+
+function authorized ({ username, password }, header) {
+  const [scheme, encoded] = String(header || '').split(' ')
+  if (scheme !== 'Basic' || !encoded) return false
+  const given = Buffer.from(Buffer.from(encoded, 'base64').toString('utf8'))
+  const expected = Buffer.from(`${username}:${password}`)
+  return given.length === expected.length && crypto.timingSafeEqual(given, expected)
+}
+
+function serve (options = optionsFrom()) {
+  const server = http.createServer((req, res) => {
+    answer(options, req, res).catch(() => { if (!res.headersSent) res.writeHead(500); res.end() })
+  })
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port, options.host, () => resolve(server))
+  })
+}
+
+// The app that serves a folder (`xpm serve`, and PM2's `static` entries of an ecosystem file):
+// { path, port, host, spa, homepage, basic_auth: { username, password }, name } → a raw app.
+function staticApp ({ path: folder = '.', port = 8080, host, spa, homepage, basic_auth: auth, name } = {}) {
+  const env = { PM2_SERVE_PATH: String(folder), PM2_SERVE_PORT: String(port) }
+  if (host) env.PM2_SERVE_HOST = String(host)
+  if (spa) env.PM2_SERVE_SPA = 'true'
+  if (homepage) env.PM2_SERVE_HOMEPAGE = String(homepage)
+  if (auth?.username !== undefined && auth?.password !== undefined) {
+    Object.assign(env, { PM2_SERVE_BASIC_AUTH: 'true', PM2_SERVE_BASIC_AUTH_USERNAME: String(auth.username), PM2_SERVE_BASIC_AUTH_PASSWORD: String(auth.password) })
+  }
+  return { name: name || `static-page-server-${port}`, script: __filename, env }
+}
+
+if (require.main === module) {
+  const options = optionsFrom()
+  serve(options).then((server) => {
+    const { port } = server.address()
+    console.log(`serving ${options.root} on ${options.host}:${port}${options.spa ? ' (single-page app)' : ''}${options.auth ? ' (basic auth)' : ''}`)
+  }, (err) => {
+    console.error(`cannot serve ${options.root} on ${options.host}:${options.port}: ${err.message}`)
+    process.exit(1)
+  })
+}
+
+module.exports = { serve, optionsFrom, staticApp, SCRIPT: __filename }
