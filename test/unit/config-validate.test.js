@@ -28,7 +28,21 @@ test('a misspelled key fails with the nearest known key', async () => {
     'XPM_ERR_CONFIG_UNKNOWN_KEY', 'unknown option "kill_timout" in app "api" — did you mean "kill_timeout"?')
   assert.throws(() => app({ name: 'w', killTimout: 5 }), { message: 'unknown option "killTimout" in app "w" — did you mean "kill_timeout"?' })
   assert.throws(() => app({ name: 'w', instnces: 2 }), { message: 'unknown option "instnces" in app "w" — did you mean "instances"?' })
-  assert.throws(() => app({ name: 'w', flavour: 'vanilla' }), { message: 'unknown option "flavour" in app "w"' })
+})
+
+test('as PM2, a key that is no typo of a known one is ignored, with a notice', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-keys-'))
+  try {
+    fs.writeFileSync(path.join(dir, 'x.js'), '')
+    const file = path.join(dir, 'eco.json')
+    fs.writeFileSync(file, JSON.stringify({ apps: [{ name: 'w', script: 'x.js', flavour: 'vanilla', max: 1 }] }))
+    const { specs, notices } = await resolveStart({ target: file, env })
+    assert.equal(specs.length, 1)
+    assert.equal(specs[0].flavour, undefined)
+    assert.deepEqual(notices, ['`flavour` in app "w": not an option of xpm or PM2; ignored', '`max` in app "w": not an option of xpm or PM2; ignored'])
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
 })
 
 test('suggest: close typos only', () => {
@@ -63,7 +77,7 @@ test('several problems in one file: all of them, one per line, each with its app
   fs.writeFileSync(file, JSON.stringify({
     apps: [
       { name: 'a', script: 'x.js', instances: 'lots', kill_timout: 1 },
-      { name: 'b', script: 'x.js', foo: 1 },
+      { name: 'b', script: 'x.js', wacth: true },
       { name: 'c', script: 'gone.js' },
       { name: 'a', script: 'x.js' }
     ]
@@ -76,21 +90,21 @@ test('several problems in one file: all of them, one per line, each with its app
     assert.deepEqual(lines.slice(1), [
       '  - Expected `instances` to be a number, "max" or a negative number, got "lots" in app "a"',
       '  - unknown option "kill_timout" in app "a" — did you mean "kill_timeout"?',
-      '  - unknown option "foo" in app "b"',
+      '  - unknown option "wacth" in app "b" — did you mean "watch"?',
       `  - script "gone.js" in app "c" not found: ${path.join(dir, 'gone.js')} does not exist`
     ])
     assert.deepEqual(err.details.problems.map((p) => [p.code, p.app ?? null, p.key ?? null]), [
       ['XPM_ERR_CONFIG_INVALID', 'a', 'instances'],
       ['XPM_ERR_CONFIG_UNKNOWN_KEY', 'a', 'kill_timout'],
-      ['XPM_ERR_CONFIG_UNKNOWN_KEY', 'b', 'foo'],
+      ['XPM_ERR_CONFIG_UNKNOWN_KEY', 'b', 'wacth'],
       ['XPM_ERR_SCRIPT_NOT_FOUND', null, null]
     ])
     return true
   })
   // the app-name clash is reported once the apps themselves are valid
-  fs.writeFileSync(file, JSON.stringify({ apps: [{ name: 'a', script: 'x.js' }, { name: 'a', script: 'x.js' }, { name: 'b', script: 'x.js', bad: 1 }] }))
+  fs.writeFileSync(file, JSON.stringify({ apps: [{ name: 'a', script: 'x.js' }, { name: 'a', script: 'x.js' }, { name: 'b', script: 'x.js', nmae: 'b' }] }))
   await assert.rejects(resolveStart({ target: file, env }), (err) => {
-    assert.match(err.message, /^2 problems in .*\n {2}- unknown option "bad" in app "b"\n {2}- two apps are named "a"/)
+    assert.match(err.message, /^2 problems in .*\n {2}- unknown option "nmae" in app "b" — did you mean "name"\?\n {2}- two apps are named "a"/)
     return true
   })
 })

@@ -37,8 +37,11 @@ function parseAppOptions (raw, { app, problems, notices = null }) {
   for (const [key, value] of Object.entries(raw)) {
     const option = findOption(key)
     if (!option) {
-      problems.push(new XpmError('XPM_ERR_CONFIG_UNKNOWN_KEY',
-        `unknown option "${key}"${where}${didYouMean(key, allKeys())}`, { details: { app, key } }))
+      // As PM2, a key it does not know is ignored (a file may carry keys for other tools); one
+      // close to a known key is a typo that would silently lose a setting: refused, with it.
+      const near = didYouMean(key, allKeys())
+      if (near) problems.push(new XpmError('XPM_ERR_CONFIG_UNKNOWN_KEY', `unknown option "${key}"${where}${near}`, { details: { app, key } }))
+      else notices?.push({ app, key, message: 'not an option of xpm or PM2; ignored' })
       continue
     }
     if (value === undefined) continue
