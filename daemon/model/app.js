@@ -7,6 +7,7 @@ const { reloadInstances } = require('./reload')
 const { launchAll } = require('./app-launch')
 const { scaleApp, applySpec, addCopy } = require('./app-scale')
 const { isWantedUp } = require('./predicates')
+const { DRAIN } = require('./drain')
 const { shuttingDown } = require('../phase')
 
 // One app: its spec, its instances and the queue of operations on them. Every command that
@@ -110,7 +111,10 @@ class App {
   // Stops instances that are no longer part of the intent, then takes them out of the list: a
   // process that takes kill_timeout to exit stays visible (and saved for a later daemon to
   // reap) until it has.
+  // A scale-down leaves the app serving: as a reload retires a process, the removed ones first
+  // drain (answer their requests, keep-alive ones included, and close), so no client is reset.
   async retire (removed, cause = 'scale') {
+    if (cause === 'scale') for (const inst of removed) for (const handle of inst.processes()) handle.send(DRAIN)
     await Promise.all(removed.map((i) => i.stop(cause)))
     this.removeInstances(removed.filter((i) => this.instances.includes(i)))
   }
