@@ -108,11 +108,8 @@ class App {
     return applySpec(this, spec)
   }
 
-  // Stops instances that are no longer part of the intent, then takes them out of the list: a
-  // process that takes kill_timeout to exit stays visible (and saved for a later daemon to
-  // reap) until it has.
-  // A scale-down leaves the app serving: as a reload retires a process, the removed ones first
-  // drain (answer their requests, keep-alive ones included, and close), so no client is reset.
+  // Stops instances no longer in the intent (drained first on a scale-down: the app serves on),
+  // then unlists them: one that takes kill_timeout to exit stays listed (and saved) until it has.
   async retire (removed, cause = 'scale') {
     if (cause === 'scale') for (const inst of removed) for (const handle of inst.processes()) handle.send(DRAIN)
     await Promise.all(removed.map((i) => i.stop(cause)))
@@ -120,7 +117,6 @@ class App {
   }
 
   // ---- operations -------------------------------------------------------------------------
-
   // With a spec: (re)defines the app, as PM2's `start` does (docs/migrating-from-pm2.md):
   //   stopped app               starts with the new spec;
   //   running, from a file      restarts with the new spec (a deploy's `xpm start ecosystem…`);

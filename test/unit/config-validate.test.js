@@ -304,3 +304,8 @@ test('validateSpec lists what is wrong with a spec from the socket', () => {
   assert.throws(() => validateSpec(spec), { code: 'XPM_ERR_CONFIG_INVALID', message: /^Invalid app spec "x": / })
   assert.deepEqual(checkSpec(null), ['an app spec should be an object, got null'])
 })
+
+// fast-check seed 518985028 of fuzz-config: an object with no usable toString as exec_mode threw a TypeError
+test('exec_mode that is not a string is XPM_ERR_CONFIG_INVALID, not a crash', () => {
+  assert.throws(() => app({ name: 'w', exec_mode: { toString: null } }), { code: 'XPM_ERR_CONFIG_INVALID' })
+})

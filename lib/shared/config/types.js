@@ -1,5 +1,6 @@
 'use strict'
 
+const EXEC_MODES = { cluster: 'cluster', cluster_mode: 'cluster', fork: 'fork', fork_mode: 'fork' }
 const os = require('node:os')
 const { parseBytes, parseDuration, formatBytes, formatDuration } = require('../units')
 const { MAX_TIMER_MS, MAX_INSTANCES, GiB } = require('./limits')
@@ -107,7 +108,7 @@ const TYPES = {
   },
   execMode: {
     expected: '"cluster" or "fork"',
-    parse: (v) => ({ cluster: 'cluster', cluster_mode: 'cluster', fork: 'fork', fork_mode: 'fork' })[v] ?? INVALID,
+    parse: (v) => (typeof v === 'string' && Object.hasOwn(EXEC_MODES, v) ? EXEC_MODES[v] : INVALID),
     spec: [(v) => v === 'cluster' || v === 'fork', '"cluster" or "fork"']
   },
   logType: {
