@@ -1,6 +1,6 @@
 'use strict'
 
-const fsp = require('node:fs/promises')
+const fs = require('node:fs')
 const path = require('node:path')
 const { liveLaunches } = require('./tree-env')
 
@@ -60,9 +60,10 @@ function applyAppOptions (handle, spec, { index = 0, logger = null } = {}) {
     handle.once('online', () => {
       const pid = handle.pid
       if (!pid) return
-      fsp.writeFile(file, `${pid}\n`).catch((err) => logger?.warn?.({ event: 'pid-file', file, err }, `cannot write ${file}: ${err.code || err.message}`))
+      // the callback API: at a start of many processes, fs/promises' file handles cost more than the write
+      fs.writeFile(file, `${pid}\n`, (err) => { if (err) logger?.warn?.({ event: 'pid-file', file, err }, `cannot write ${file}: ${err.code || err.message}`) })
       handle.once('exit', () => {
-        fsp.readFile(file, 'utf8').then((text) => Number(text) === pid ? fsp.unlink(file) : null).catch(() => {})
+        fs.readFile(file, 'utf8', (err, text) => { if (!err && Number(text) === pid) fs.unlink(file, () => {}) })
       })
     })
   }

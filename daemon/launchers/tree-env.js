@@ -12,9 +12,17 @@ const liveLaunches = new Set()
 // launch's own tag (lib/shared/tree-tag.js). → { env, tag: the launch tag, tree: the tree tag }.
 function launchEnv (spec, appEnv, index = 0) {
   const tag = newLaunchTag()
-  const tree = treeTag(homePaths().home, spec.name, index)
+  const tree = treeTag(daemonHome(), spec.name, index)
   liveLaunches.add(tag)
   return { env: { ...appEnv, [TREE_VAR]: tree, [LAUNCH_VAR]: tag }, tag, tree }
+}
+
+// XPM_HOME resolved once, not at every launch (again if the variable changes: tests in one process).
+let home = { key: null, path: null }
+function daemonHome () {
+  const key = `${process.env.XPM_HOME}\0${process.env.PM2_HOME}`
+  if (home.key !== key) home = { key, path: homePaths().home }
+  return home.path
 }
 
 module.exports = { launchEnv, liveLaunches }

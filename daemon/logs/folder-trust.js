@@ -17,6 +17,32 @@ const { folderProblem } = require('../../lib/shared/safe-fs')
 
 const uid = () => (typeof process.getuid === 'function' ? process.getuid() : null)
 
+// A start of 100 apps opens 200 log files in one folder: each check walks the folder and every one
+// above it (a dozen stat/realpath calls), a quarter of the daemon's work per process. So checks of
+// one folder that overlap share one walk, and a pass is remembered for PASS_MEMORY_MS: only the
+// folder's owner (or root) can make it unsafe meanwhile, and a refusal is never remembered.
+const PASS_MEMORY_MS = 1000
+
+function createFolderTrust ({ fsp = fs.promises, me = uid(), now = Date.now, memoryMs = PASS_MEMORY_MS } = {}) {
+  const passed = new Map() // folder → when it passed
+  const pending = new Map() // folder → the walk in progress
+  return function trust (file) {
+    const dir = path.dirname(path.resolve(file))
+    const at = passed.get(dir)
+    if (at !== undefined && now() - at < memoryMs) return Promise.resolve(dir)
+    let walk = pending.get(dir)
+    if (!walk) {
+      walk = trustLogFolder(file, { fsp, me }).then((d) => {
+        passed.set(dir, now())
+        if (passed.size > 64) passed.delete(passed.keys().next().value) // bounded: a few log folders
+        return d
+      }).finally(() => pending.delete(dir))
+      pending.set(dir, walk)
+    }
+    return walk
+  }
+}
+
 async function trustLogFolder (file, { fsp = fs.promises, me = uid() } = {}) {
   const dir = path.dirname(path.resolve(file))
   if (me === null) return dir // no owners to compare (Windows)
@@ -75,4 +101,4 @@ function refused (file, dir, problem, { own, mine }) {
   return Object.assign(err, { code: 'EUNSAFE', folder: dir, problem })
 }
 
-module.exports = { trustLogFolder }
+module.exports = { trustLogFolder, createFolderTrust, PASS_MEMORY_MS }

@@ -1,7 +1,11 @@
 'use strict'
 
 const rfs = require('rotating-file-stream')
-const { trustLogFolder } = require('./folder-trust')
+const { createFolderTrust, trustLogFolder } = require('./folder-trust')
+
+// Opens share a walk and remember a pass briefly (many apps start at once); a rotation, rare and
+// long after the open, always walks again.
+const trustAtOpen = createFolderTrust()
 
 // A log file with classical rotation (<file>.1 newest … <file>.<rotate>, .gz when compressed), by
 // size and/or on interval boundaries, written by rotating-file-stream ({ size: '10M',
@@ -22,9 +26,9 @@ function createStream (file, options = {}, { trust = null } = {}) {
 }
 
 // For an app's log file, anywhere: resolves once its folder passed, rejects (EUNSAFE) if not.
-async function openLogFile (file, options = {}, { trust = trustLogFolder } = {}) {
+async function openLogFile (file, options = {}, { trust = trustAtOpen, trustAtRotation = trustLogFolder } = {}) {
   await trust(file)
-  return createStream(file, options, { trust })
+  return createStream(file, options, { trust: trustAtRotation })
 }
 
 // rotating-file-stream calls its own rotate() for size, interval and an oversized file at open;

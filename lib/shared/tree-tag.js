@@ -37,8 +37,15 @@ function treeTag (home, app, instance) {
   return `${homeId(home)}/${app}/${instance}`
 }
 
+// <pid>-<random per process><counter>: unique within this daemon by the counter, and apart from an
+// earlier daemon that had the same pid by the random part (drawn once: a draw per launch cost
+// more than the rest of the tag's work at a start of many processes).
+let launchPrefix = null
+let launches = 0
 function newLaunchTag (pid = process.pid) {
-  return `${pid}-${crypto.randomBytes(6).toString('hex')}`
+  launchPrefix ??= crypto.randomBytes(6).toString('hex')
+  launches += 1
+  return `${pid}-${launchPrefix}${launches.toString(36)}`
 }
 
 // The daemon pid a launch tag was made by (0 for a tag of another form).

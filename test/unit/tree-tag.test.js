@@ -20,7 +20,7 @@ test('the tree tag names home, app and instance, and is the same for every launc
 
 test('a launch tag is new for every launch and names the daemon that made it', () => {
   const a = newLaunchTag(4242)
-  assert.match(a, /^4242-[0-9a-f]{12}$/)
+  assert.match(a, /^4242-[0-9a-f]{12}[0-9a-z]+$/)
   assert.notEqual(a, newLaunchTag(4242))
   assert.equal(launchOwner(a), 4242)
   assert.equal(launchOwner('nonsense'), 0)
