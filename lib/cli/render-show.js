@@ -8,7 +8,7 @@ const { renderTable } = require('./table')
 // The fields `xpm show` prints: the daemon sends these only (no history, a few spec keys).
 const SHOW_FIELDS = [
   'id', 'name', 'instance', 'status', 'pid', 'uptime', 'createdAt', 'restarts', 'lastRestartReason',
-  'lastExit', 'cpu', 'memory', 'metrics', 'logs', 'ready', 'notReadyReason', 'lastEvent',
+  'lastExit', 'cpu', 'memory', 'metrics', 'logs', 'ready', 'notReadyReason', 'lastEvent', 'pm2Io',
   'spec.script', 'spec.args', 'spec.cwd', 'spec.execMode', 'spec.instances', 'spec.instancesFrom', 'spec.interpreter', 'spec.nodeArgs'
 ]
 
@@ -54,7 +54,22 @@ function renderOne (p, options) {
     rows.push(['error log', p.logs.err])
     if (p.logs.combined) rows.push(['combined log', p.logs.combined])
   }
-  return renderTable(rows.map(([k, v]) => [k, String(v)]), { flex: 1, wrapOnWords: false, ...options })
+  const table = renderTable(rows.map(([k, v]) => [k, String(v)]), { flex: 1, wrapOnWords: false, ...options })
+  return table + codeMetrics(p.pm2Io, options)
+}
+
+// An app's @pm2/io metrics (io.metric(), as they last came), under their own heading, as PM2's
+// describe prints "Code metrics value".
+function codeMetrics (pm2Io, options) {
+  const names = pm2Io && typeof pm2Io === 'object' ? Object.keys(pm2Io) : []
+  if (!names.length) return ''
+  const rows = names.map((name) => {
+    const m = pm2Io[name]
+    const value = m !== null && typeof m === 'object' ? m.value : m
+    const unit = m !== null && typeof m === 'object' && m.unit ? ` ${m.unit}` : ''
+    return [name, `${typeof value === 'object' ? JSON.stringify(value) : String(value)}${unit}`]
+  })
+  return 'Code metrics (@pm2/io)\n' + renderTable(rows, { flex: 1, wrapOnWords: false, ...options })
 }
 
 // instances: 'max' (0, -n) and the CPUs it counted: where that number came from (lib/shared/cpus.js).

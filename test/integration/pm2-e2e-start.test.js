@@ -113,7 +113,7 @@ test('restart --node-args=null takes the flags away (process-file/app-config-upd
   assert.doesNotMatch(fs.readFileSync(`/proc/${p.pid}/cmdline`, 'utf8'), /--no-warnings/)
 })
 
-test('an app that reports @pm2/io metrics (cli/app-configuration.sh): jlist --pm2 shows the last ones it sent as axm_monitor', async (t) => {
+test('an app that reports @pm2/io metrics (cli/app-configuration.sh): jlist --pm2 shows the last ones it sent as axm_monitor, xpm show as code metrics', async (t) => {
   const h = createHome(t)
   const dir = fs.mkdtempSync(path.join(h.home, 'io-'))
   const app = path.join(dir, 'probes.js')
@@ -123,6 +123,9 @@ test('an app that reports @pm2/io metrics (cli/app-configuration.sh): jlist --pm
   const metrics = async () => JSON.parse((await h.run(['jlist', '--pm2'])).stdout)[0].pm2_env.axm_monitor
   const seen = await waitFor(async () => { const m = await metrics(); return m['test-probe']?.value > 1 && m }, { message: 'the metrics of the app' })
   assert.equal(seen['test-probe'].unit, 'req')
+  const shown = await h.run(['show', 'probe-test'])
+  ok(shown)
+  assert.match(shown.stdout, /Code metrics \(@pm2\/io\)[\s\S]*test-probe[^\n]*\d+ req/)
 })
 
 test('xpm serve (cli/serve.sh): a folder over HTTP as an app; the same from an ecosystem file (`static`, `script: serve`)', async (t) => {
