@@ -203,13 +203,16 @@ class Instance {
     const pacer = this.context.forkPacer
     if (!pacer) return abortable(this.launch(), signal)
     await pacer.slot(signal)
+    let forked = null
     try {
       signal.throwIfAborted()
       if (this.status === STATUS.ONLINE) return
       if (this.status === STATUS.LAUNCHING) return abortable(this.ready, signal)
-      return abortable(this.launch(), signal) // forks now, in this tick
+      const ready = this.launch() // forks now, in this tick
+      forked = this.handle
+      return abortable(ready, signal)
     } finally {
-      pacer.done()
+      pacer.done(forked) // the pacer counts it as booting until it has
     }
   }
 
