@@ -11,6 +11,7 @@ const { cpuMs, delay } = require('./util')
 // full, whole lists: `all`). Windows alternate (some, someLists, all, …), each read over `seconds`
 // after SETTLE_MS (the agents switching their interval). xpm only: PM2 has no such subscription.
 const SETTLE_MS = 2000
+const LEASE_MS = 11000
 const KINDS = {
   some: (ids) => ({ ids, changes: true }),
   someLists: (ids) => ({ ids }),
@@ -22,6 +23,7 @@ async function watchCost (xpm, { root, shown = 10, rounds = 2, seconds = 10 }) {
   const socket = path.join(xpm.home, 'daemon.sock')
   const daemon = xpm.daemonPid()
   const ids = (await xpm.jlist()).map((p) => p.id).sort((a, b) => a - b).slice(0, shown)
+  await delay(LEASE_MS) // a `jlist` samples every process at the full rate for the next 10 s
   const out = { some: [], someLists: [], all: [] }
   for (let round = 0; round < rounds; round++) {
     for (const [kind, params] of Object.entries(KINDS)) {
