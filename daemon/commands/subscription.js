@@ -14,7 +14,8 @@ const { ProcessChanges } = require('./process-changes')
 // With `changes: true`, the pushes carry only the rows that changed (process-changes.js): what
 // `xpm monit` and `xpm web` ask for, so watching costs what is shown.
 
-const SUMMARY_FIELDS = ['id', 'name', 'instance', 'status', 'cpu', 'memory']
+// what changes only with an event or the 30 s round: enough for a list, its totals, its filter
+const SUMMARY_FIELDS = ['id', 'name', 'namespace', 'instance', 'mode', 'status', 'restarts', 'cpu', 'memory']
 const MAX_IDS = 1024
 const subscriptions = new WeakMap() // connection → { setIds(ids) → newly watched ids }
 
