@@ -19,7 +19,7 @@ const KINDS = {
 }
 
 async function watchCost (xpm, { root, shown = 10, rounds = 2, seconds = 10 }) {
-  const { connectOnce } = require(path.join(root, 'lib', 'client'))
+  const { connectOnce } = require(path.join(root, 'lib', 'cli', 'client'))
   const socket = path.join(xpm.home, 'daemon.sock')
   const daemon = xpm.daemonPid()
   const ids = (await xpm.jlist()).map((p) => p.id).sort((a, b) => a - b).slice(0, shown)
