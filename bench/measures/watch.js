@@ -8,7 +8,7 @@ const { rows } = require('../lib/series')
 const { tmuxStart, tmuxAvailable } = require('../lib/tmux')
 const { Xpm, ROOT } = require('../lib/xpm')
 const { watchCost } = require('../lib/watch-cost')
-const { cpuSeconds, delay, waitFor, isAlive, kill } = require('../lib/util')
+const { cpuMs, delay, waitFor, isAlive, kill } = require('../lib/util')
 
 // Issue 27: what the daemon pays while someone watches a few of many processes. N processes of a
 // tiny program (1,000 unless --idle-procs; the N-process case of "Many processes") under one tool
@@ -23,13 +23,15 @@ const DEADLINE_MS = 300000
 const CHROMIUM = '/usr/bin/chromium'
 const TINY = '#!/bin/sh\nexec sleep 100000\n'
 
+// % of a core each pid used over the window, all threads, at ns resolution (schedstat: the
+// 10 ms ticks of /proc/<pid>/stat are too coarse for a few tenths of a percent over 10 s).
 async function cpuWindow (pids, seconds) {
-  const read = () => pids.map((pid) => { try { return cpuSeconds(pid) } catch { return 0 } })
+  const read = () => pids.map((pid) => { try { return cpuMs(pid) } catch { return 0 } })
   const before = read()
   const t0 = performance.now()
   await delay(seconds * 1000)
   const after = read()
-  const elapsed = (performance.now() - t0) / 1000
+  const elapsed = performance.now() - t0
   return after.map((v, i) => (v - before[i]) / elapsed * 100)
 }
 
@@ -108,11 +110,11 @@ module.exports = {
   name: 'watch',
   title: 'While someone watches a few of many processes',
   columns: { raw: 'xpm before (XPM_BENCH_BEFORE)', ratio: 'xpm/before' },
-  description: `N tiny processes (a shell script that \`exec\`s \`sleep\`; one app with \`instances: N\`, fork mode), under one tool at a time: this xpm, PM2, and xpm at an earlier commit (XPM_BENCH_BEFORE, the "before" column). ${QUIET_S} s after every process is online, the daemon's CPU (utime+stime from /proc) is read over equal windows: nobody watching; \`monit\` in a 120×40 tmux terminal (about 20 rows shown); one \`xpm web\` page in headless chromium at 1280×800 (about 30 rows in view); and a client of the socket subscribing to 20 processes: as \`xpm monit\` and \`xpm web\` do now (the others pushed when they change), with whole lists every second (the protocol before), and every process (bench/lib/watch-cost.js; an earlier xpm ignores \`changes\`). The windows of web and the subscriber are xpm only (\`pm2 web\` serves JSON, no page).`,
+  description: `N tiny processes (a shell script that \`exec\`s \`sleep\`; one app with \`instances: N\`, fork mode), under one tool at a time: this xpm, PM2, and xpm at an earlier commit (XPM_BENCH_BEFORE, the "before" column). ${QUIET_S} s after every process is online, the daemon's CPU (all its threads, from /proc/<pid>/task/*/schedstat, at ns resolution) is read over equal windows: nobody watching; \`monit\` in a 120×40 tmux terminal (about 20 rows shown); one \`xpm web\` page in headless chromium at 1280×800 (about 30 rows in view); and a client of the socket subscribing to 20 processes: as \`xpm monit\` and \`xpm web\` do now (the others pushed when they change), with whole lists every second (the protocol before), and every process (bench/lib/watch-cost.js; an earlier xpm ignores \`changes\`). The windows of web and the subscriber are xpm only (\`pm2 web\` serves JSON, no page).`,
   async run (ctx) {
     if (!await tmuxAvailable()) throw new Error('tmux is not installed')
     const count = ctx.idleProcs || (ctx.quick ? 300 : 1000)
-    const opts = { count, seconds: ctx.quick ? 5 : 10, rounds: ctx.rounds(2, 1) }
+    const opts = { count, seconds: ctx.quick ? 5 : 10, rounds: ctx.rounds(3, 1) }
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-bench-watch-'))
     const before = process.env.XPM_BENCH_BEFORE ? path.resolve(process.env.XPM_BENCH_BEFORE) : null
     try {
