@@ -18,7 +18,7 @@ const { Xpm, ROOT: XPM_ROOT } = require('./lib/xpm')
 const { Pm2 } = require('./lib/pm2')
 const { Raw } = require('./lib/raw')
 
-const MEASURES = ['cli', 'memory', 'throughput', 'reload', 'logs', 'monit', 'crash', 'scale', 'idle', 'web']
+const MEASURES = ['cli', 'memory', 'throughput', 'reload', 'logs', 'monit', 'crash', 'scale', 'idle', 'web', 'watch']
 const ROOT = path.join(__dirname, '..')
 
 // `10x100`: 10 apps of 100 instances each (the scale measure's 1,000-process case).

@@ -191,7 +191,8 @@ class Connection {
 
   // Pushed events are droppable: a subscriber that does not read is never allowed to grow the
   // daemon's memory. Skipped events are counted and reported once the socket drains. An event
-  // larger than a reply may be is skipped too (the client could not read it).
+  // larger than a reply may be is skipped too (the client could not read it). Returns false when
+  // the event was skipped.
   push (event, data) {
     if (this.gone) return false
     if (this.socket.writableLength > this.opts.pushHighWater) {
@@ -207,7 +208,8 @@ class Connection {
       this.socket.write(encode({ event: 'dropped', data: { count: this.dropped } }))
       this.dropped = 0
     }
-    return this.writeLine(line)
+    this.writeLine(line)
+    return !this.socket.destroyed // false: dropped (the subscriber gets a `dropped` event)
   }
 
   onClose (dispose) {

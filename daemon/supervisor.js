@@ -21,9 +21,9 @@ const { announce, registered, merge } = require('./command-results')
 // app's or an instance's fields; it only adds and forgets apps.
 //
 // Events: 'status' and 'restart' (from instances), 'change' (anything a snapshot shows),
-// 'command' ({ type: 'stop', instances }, for the policies), 'removed' (an instance is gone),
-// 'forked' ({ instance, handle }: a new OS process, adopted in the tick it was forked); for the
-// journal and the hooks (daemon/journal, daemon/hooks): 'exit', 'replace-failed', 'readiness'.
+// 'command' ({ type: 'stop', instances }, for the policies), 'added'/'removed' (an instance
+// joined/left an app), 'forked' ({ instance, handle }: a new OS process, adopted in the tick it
+// was forked); for the journal and the hooks: 'exit', 'replace-failed', 'readiness'.
 // Observers take them with subscribe(handlers) → dispose (daemon/event-bus.js). The registry's
 // own listeners: supervisor-wiring.js; the rows of list and show: projection.js.
 class Supervisor extends EventBus {

@@ -45,6 +45,18 @@ const FLOOR_TARGETS = [
     }
   },
   {
+    text: 'while `monit` shows about 20 of 1,000 processes, daemon CPU no more than PM2\'s, and a subscriber of 20 at most 0.1 × one of all 1,000',
+    check: (m) => {
+      const monit = find(m, 'watch.monit.daemon')
+      const some = med(find(m, 'watch.sub.some'), 'xpm')
+      const all = med(find(m, 'watch.sub.all'), 'xpm')
+      const x = med(monit, 'xpm')
+      const p = med(monit, 'pm2')
+      if ([some, all, x, p].includes(undefined)) return null
+      return { met: x <= p && some <= 0.1 * all, detail: `monit: xpm ${num(x)} %, PM2 ${num(p)} %, xpm before ${num(med(monit, 'raw'))} %; a subscriber of 20: ${num(some)} %, of all: ${num(all)} % (${(some / all).toFixed(2)} ×)` }
+    }
+  },
+  {
     text: 'daemon RSS at 100 apps at most 0.8 × PM2\'s',
     check: (m) => {
       const row = find(m, 'idle.apps100.rss')

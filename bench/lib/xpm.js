@@ -10,24 +10,27 @@ const { benchEnv, run, runOk, isAlive, waitFor } = require('./util')
 const ROOT = process.env.XPM_BENCH_ROOT ? path.resolve(process.env.XPM_BENCH_ROOT) : path.join(__dirname, '..', '..')
 const BIN = path.join(ROOT, 'bin', 'xpm')
 
-// xpm driven through its real CLI (bin/xpm), with a private XPM_HOME.
+// xpm driven through its real CLI (bin/xpm), with a private XPM_HOME. root: another copy of xpm
+// (a measure comparing this tree with an earlier commit in one run), name: what it is called then.
 class Xpm extends Contender {
-  constructor () {
-    super('xpm')
+  constructor ({ root = ROOT, name = 'xpm' } = {}) {
+    super(name)
+    this.root = root
+    this.bin = path.join(root, 'bin', 'xpm')
     this.env = benchEnv({ XPM_HOME: this.home, FORCE_COLOR: '0' })
     this.extraStartArgs = process.env.XPM_BENCH_NO_METRICS === '1' ? ['--no-metrics'] : []
   }
 
   cli (args, opts = {}) {
-    return run(process.execPath, [BIN, ...args], { env: { ...this.env, ...opts.env }, cwd: ROOT, timeout: opts.timeout })
+    return run(process.execPath, [this.bin, ...args], { env: { ...this.env, ...opts.env }, cwd: this.root, timeout: opts.timeout })
   }
 
   cliOk (args, opts = {}) {
-    return runOk(process.execPath, [BIN, ...args], { env: { ...this.env, ...opts.env }, cwd: ROOT, timeout: opts.timeout })
+    return runOk(process.execPath, [this.bin, ...args], { env: { ...this.env, ...opts.env }, cwd: this.root, timeout: opts.timeout })
   }
 
   version () {
-    return require(path.join(ROOT, 'package.json')).version
+    return require(path.join(this.root, 'package.json')).version
   }
 
   // app: { name, script, instances (0 = fork mode), env }
@@ -60,7 +63,7 @@ class Xpm extends Contender {
 
   logsDir () { return path.join(this.home, 'logs') }
 
-  monitCommand () { return [process.execPath, BIN, 'monit'] }
+  monitCommand () { return [process.execPath, this.bin, 'monit'] }
 
   async kill () {
     const pid = this.daemonPid()

@@ -24,6 +24,7 @@ const { ROOT: XPM_ROOT } = require('../lib/xpm')
 const APPS = 100
 const DEFAULT_PROCS = 1000
 const QUIET_S = 15
+const LEASE_S = 11
 const SMALL_SETTLE_S = 5
 const DEADLINE_MS = 300000
 
@@ -119,6 +120,7 @@ async function runCase (c, kase, opts, log) {
     await step('watch', async () => {
       const cost = await watchCost(c, { root: XPM_ROOT, shown: kase.watchShown, rounds: opts.watchRounds, seconds: opts.monitS })
       for (const v of cost.some) add(series, `${kase.id}.watchSome`, v)
+      for (const v of cost.someLists) add(series, `${kase.id}.watchSomeLists`, v)
       for (const v of cost.all) add(series, `${kase.id}.watchAll`, v)
     })
   }
@@ -126,6 +128,9 @@ async function runCase (c, kase, opts, log) {
   await step('list', async () => { for (const ms of await timed(c, ['list'], opts.lists)) add(series, `${kase.id}.list`, ms) })
   await step('jlist', async () => { for (const ms of await timed(c, ['jlist'], opts.lists)) add(series, `${kase.id}.jlist`, ms) })
   if (opts.tmux) {
+    // a `list` samples every process at the full rate for the next 10 s: wait that out, or the
+    // window measures the `jlist` above rather than the dashboard (both tools wait alike)
+    await delay(LEASE_S * 1000)
     await step('monit', async () => {
       const cpu = await monitCpu(c, kase.needle, opts.monitS)
       add(series, `${kase.id}.monit`, cpu.monit)
@@ -146,7 +151,7 @@ module.exports = {
   name: 'idle',
   title: 'Many processes: idle cost, list, monit, kill',
   columns: { raw: '`node -e 0` (floor)', ratio: 'xpm/floor' },
-  description: `Two cases, each run under one tool at a time (start, measure, \`kill\`; xpm, then PM2): ${APPS} idle fork-mode Node apps from one ecosystem file (the idle script of "Many apps at once"), and N processes of a tiny non-Node program (a shell script that \`exec\`s \`sleep\`; one app with \`instances: N\` in fork mode under both tools). Once every process is online and nothing has asked the daemon anything for ${QUIET_S} s (xpm samples at the full rate for 10 s after a \`list\`), the daemon's CPU (all its threads, from /proc/<pid>/task/*/schedstat, at ns resolution) is read over the idle window and its RSS at the end of it, and its USS (private clean and dirty pages from /proc/<pid>/smaps_rollup: the memory it does not share with other processes; RSS also counts the node binary's pages every Node process maps); with the 100 apps, xpm's daemon CPU is then read while a client of its socket subscribes to the processes as \`xpm monit\` does, naming 10 of them (the rows a terminal shows: only those are sampled every second, bench/lib/watch-cost.js) or none (every process, as dashboards did before), in alternating windows as long as the dashboard's; then \`list\` and \`jlist\` are timed (wall time of the CLI, one after another), the dashboard (\`xpm monit\` / \`pm2 monit\`) runs in a 120×40 tmux terminal and its CPU and the daemon's are read once it shows the processes, and \`kill\` is timed until the daemon and every process are gone. First, \`list\` with 4 hello apps × 2 workers is timed against the \`node -e 0\` floor on the same Node, alternating.`,
+  description: `Two cases, each run under one tool at a time (start, measure, \`kill\`; xpm, then PM2): ${APPS} idle fork-mode Node apps from one ecosystem file (the idle script of "Many apps at once"), and N processes of a tiny non-Node program (a shell script that \`exec\`s \`sleep\`; one app with \`instances: N\` in fork mode under both tools). Once every process is online and nothing has asked the daemon anything for ${QUIET_S} s (xpm samples at the full rate for 10 s after a \`list\`), the daemon's CPU (all its threads, from /proc/<pid>/task/*/schedstat, at ns resolution) is read over the idle window and its RSS at the end of it, and its USS (private clean and dirty pages from /proc/<pid>/smaps_rollup: the memory it does not share with other processes; RSS also counts the node binary's pages every Node process maps); xpm's daemon CPU is then read while a client of its socket subscribes to the processes as \`xpm monit\` and \`xpm web\` do, naming 10 of the 100 apps or 20 of the N processes (the rows a terminal shows: only those are sampled every second, the others pushed as summary rows when they change, bench/lib/watch-cost.js), naming the same but getting every row every second (as before issue 27's change feed), or naming none (every process, as dashboards did before), in alternating windows as long as the dashboard's; then \`list\` and \`jlist\` are timed (wall time of the CLI, one after another), the dashboard (\`xpm monit\` / \`pm2 monit\`) runs in a 120×40 tmux terminal and its CPU and the daemon's are read once it shows the processes, and \`kill\` is timed until the daemon and every process are gone. First, \`list\` with 4 hello apps × 2 workers is timed against the \`node -e 0\` floor on the same Node, alternating.`,
   async run (ctx) {
     const procs = ctx.idleProcs || (ctx.quick ? 300 : DEFAULT_PROCS)
     const opts = { idleS: ctx.quick ? 10 : 60, monitS: ctx.quick ? 5 : 10, lists: ctx.rounds(5, 3), watchRounds: ctx.rounds(3, 1), tmux: await tmuxAvailable() }
@@ -170,6 +175,7 @@ module.exports = {
           label: `${procs} tiny processes`,
           processes: procs,
           needle: 'tiny',
+          watchShown: 20,
           file: writeEcosystem(path.join(dir, 'procs.config.js'), [{ name: 'tiny', script: tiny, exec_mode: 'fork', instances: procs }])
         }
       ]
@@ -233,7 +239,8 @@ module.exports = {
           { id: `idle.${kase.id}.monitDaemon`, key: `${kase.id}.monitDaemon`, label: `${kase.label}: daemon CPU while the dashboard runs`, unit: '% of a core' },
           ...(kase.watchShown
             ? [
-                { id: `idle.${kase.id}.watchSome`, key: `${kase.id}.watchSome`, label: `${kase.label}: daemon CPU while a subscriber watches ${kase.watchShown} of them (xpm only)`, unit: '% of a core' },
+                { id: `idle.${kase.id}.watchSome`, key: `${kase.id}.watchSome`, label: `${kase.label}: daemon CPU while a subscriber watches ${kase.watchShown} of them, the others pushed when they change (xpm only)`, unit: '% of a core' },
+                { id: `idle.${kase.id}.watchSomeLists`, key: `${kase.id}.watchSomeLists`, label: `${kase.label}: daemon CPU while a subscriber watches ${kase.watchShown} of them, every row pushed every second as before (xpm only)`, unit: '% of a core' },
                 { id: `idle.${kase.id}.watchAll`, key: `${kase.id}.watchAll`, label: `${kase.label}: daemon CPU while a subscriber watches all of them (xpm only)`, unit: '% of a core' }
               ]
             : []),

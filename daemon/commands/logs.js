@@ -11,12 +11,14 @@ const { subscribeProcesses, optionalIds } = require('./subscription')
 // Live process list (about 1 Hz, after each metrics sample) and log lines for `xpm monit`.
 // A processes subscriber keeps the metrics at the full rate until it goes (metrics.watch()).
 // ids: the processes the subscriber shows (daemon/commands/subscription.js); absent: all of them.
+// changes: pushes of the rows that changed only (`processChanges`, process-changes.js).
 async function subscribe ({ supervisor, metrics, logSink }, params, conn) {
   const topics = new Set(optionalSubset(params, 'topics', ['processes', 'logs'], ['processes']))
   const fields = optionalFields(params)
   const ids = optionalIds(params)
   let rows = (only) => supervisor.list({ fields: only })
-  if (topics.has('processes') && metrics) rows = await subscribeProcesses({ supervisor, metrics }, conn, { fields, ids })
+  const changes = optionalBoolean(params, 'changes', false)
+  if (topics.has('processes') && metrics) rows = await subscribeProcesses({ supervisor, metrics }, conn, { fields, ids, changes })
   if (topics.has('logs') && logSink) {
     const unsubscribe = logSink.subscribe({ names: null, ids: null, streams: new Set(['out', 'err']) }, (line) => conn.push('log', line))
     conn.onClose(unsubscribe)

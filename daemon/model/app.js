@@ -89,16 +89,15 @@ class App {
       return instance
     })
     this.instances = [...this.instances, ...added].sort((a, b) => a.index - b.index)
+    for (const inst of added) this.emit('added', inst)
     this.emit('change')
     return added
   }
 
   removeInstances (removed) {
     this.instances = this.instances.filter((i) => !removed.includes(i))
-    for (const inst of removed) {
-      this.context.ids.release(inst)
-      this.emit('removed', inst)
-    }
+    for (const inst of removed) this.context.ids.release(inst) // given back in a microtask (model/ids.js)
+    for (const inst of removed) this.emit('removed', inst)
     this.emit('change')
   }
 

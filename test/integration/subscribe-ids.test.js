@@ -53,6 +53,34 @@ test('subscribe with ids: full rows for those, summary rows for the others; watc
   assert.ok(pushes.at(-1).every((r) => r.pid > 0))
 })
 
+test('subscribe with changes: after each round the watched row, the others only when they change (a stop, a delete)', async (t) => {
+  const h = createHome(t)
+  for (const name of ['a', 'b', 'c']) {
+    const res = await h.run(['start', fixture('idle.js'), '--name', name])
+    assert.equal(res.code, 0, res.stderr)
+  }
+  await waitFor(async () => (await h.jlist()).filter((p) => p.status === 'online' && p.memory > 0).length === 3, { timeout: 20000, message: 'three processes online and sampled' })
+  const client = await connectOnce(homePaths(h.home).socket)
+  t.after(() => client.close())
+  const pushes = []
+  client.on('event', ({ event, data }) => {
+    assert.notEqual(event, 'processes', 'no whole lists with changes: true')
+    if (event === 'processChanges') pushes.push(data)
+  })
+  const reply = await client.request('subscribe', { topics: ['processes'], fields: FIELDS, ids: [1], changes: true })
+  assert.deepEqual(reply.processes.map((r) => r.id), [0, 1, 2], 'the reply has every row')
+  await waitFor(() => pushes.length >= 3, { timeout: 10000, message: 'three pushes' })
+  for (const push of pushes.slice(1)) assert.ok(push.rows.some((r) => r.id === 1 && r.pid > 0), 'the watched row, in full')
+  // once the lease of the last `jlist` is over (10 s), the others are on the 30 s schedule: a
+  // push is the watched row alone
+  await waitFor(() => pushes.at(-1).rows.map((r) => r.id).join() === '1', { timeout: 20000, message: 'a push of the watched row alone' })
+
+  assert.equal((await h.run(['stop', 'a'])).code, 0)
+  await waitFor(() => pushes.some((p) => p.rows.some((r) => r.id === 0 && r.status === 'stopped')), { timeout: 10000, message: 'the stop of process 0 pushed' })
+  assert.equal((await h.run(['delete', 'c'])).code, 0)
+  await waitFor(() => pushes.some((p) => p.removed.includes(2)), { timeout: 10000, message: 'process 2 in removed' })
+})
+
 test('watch without a processes subscription, and ids that are not process ids, are XPM_ERR_BAD_ARGUMENT', async (t) => {
   const h = createHome(t)
   assert.equal((await h.run(['ping'])).code, 0)

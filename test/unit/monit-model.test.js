@@ -160,3 +160,18 @@ test('issue 27: the rows a paint showed and the selection are the ids to watch; 
   model.setProcesses(rows)
   assert.equal(model.historyOf(0).length, 3)
 })
+
+test('issue 27: a processChanges push updates the rows in it, drops the removed ones, and charts only the watched rows in it', () => {
+  let t = 0
+  const model = new MonitModel({ now: () => t })
+  model.seed({ processes: [0, 1, 2, 3].map((id) => ({ id, name: 'a', status: 'online', cpu: 1 })) })
+  model.watch([1])
+  t = 1000
+  model.applyChanges({ rows: [{ id: 1, name: 'a', status: 'online', cpu: 7, pid: 11 }, { id: 3, name: 'a', status: 'errored', cpu: 0 }], removed: [2] })
+  assert.deepEqual(model.processes.map((p) => [p.id, p.status, p.cpu]), [[0, 'online', 1], [1, 'online', 7], [3, 'errored', 0]])
+  assert.deepEqual(model.seriesOf(1, 'cpu', 10), [7])
+  assert.equal(model.historyOf(0).length, 0, 'not in the push: no point')
+  assert.equal(model.historyOf(3).length, 0, 'a summary row: no point')
+  model.applyChanges({ rows: [{ id: 4, name: 'b', status: 'launching', cpu: 0 }], removed: [] })
+  assert.deepEqual(model.processes.map((p) => p.id), [0, 1, 3, 4], 'a new process in id order')
+})

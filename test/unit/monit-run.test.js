@@ -54,7 +54,7 @@ test('subscribes to processes and logs, draws the list, moves with j/k and quits
   // issue 27: none in full at first, then the rows the first paint showed
   await waitFor(() => client.requests.length === 2)
   assert.deepEqual(client.requests, [
-    { method: 'subscribe', params: { topics: ['processes', 'logs'], fields: MONIT_FIELDS, ids: [] } },
+    { method: 'subscribe', params: { topics: ['processes', 'logs'], fields: MONIT_FIELDS, ids: [], changes: true } },
     { method: 'watch', params: { ids: [0, 1] } }
   ])
   term.stdin.write('j')

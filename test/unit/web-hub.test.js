@@ -12,12 +12,16 @@ function fakeDaemon (processes) {
     daemon.connects++
     daemon.open++
     const c = new EventEmitter()
+    c.requests = []
     c.request = async (method, params) => {
+      c.requests.push({ method, params })
+      if (method === 'watch') return { history: Object.fromEntries(params.ids.map((id) => [id, [{ at: 2, cpu: 40 + id }]])) }
       await daemon.gate
       assert.equal(method, 'subscribe')
       assert.deepEqual(params.topics, ['processes'])
       return { processes, history: { 0: [{ at: 1, cpu: 5, memory: 10, heapUsed: 3, elP99: 1 }] } }
     }
+    c.changes = (data) => c.emit('event', { event: 'processChanges', data })
     c.close = () => { daemon.open-- }
     c.push = (list) => c.emit('event', { event: 'processes', data: list })
     daemon.clients.push(c)
@@ -128,4 +132,49 @@ test('a page gone before the subscription was answered does not leave it open', 
   await clock.advance(LINGER_MS)
   assert.equal(hub.subscribed, false)
   assert.equal(daemon.open, 0)
+})
+
+test('issue 27: the daemon watches the union of the rows the pages show; their history comes with the watch reply', async () => {
+  const clock = fakeClock()
+  const daemon = fakeDaemon([proc(0), proc(1), proc(2), proc(3)])
+  const hub = new Hub({ connect: daemon.connect, now: clock.now, timers: clock.timers })
+  const a = sink()
+  const b = sink()
+  await hub.attach(a)
+  await hub.attach(b)
+  const client = daemon.clients[0]
+  assert.deepEqual(client.requests[0].params.ids, [], 'nothing in full until a page says what it shows')
+  assert.equal(client.requests[0].params.changes, true)
+  assert.equal(a.sent[0].data.sink, a.id, 'the full frame names the page\'s stream')
+  assert.equal(hub.show(a.id, [0, 1]), true)
+  assert.equal(hub.show(b.id, [1, 3]), true)
+  assert.equal(hub.show(9999, [2]), false, 'no such page')
+  await clock.advance(0)
+  assert.deepEqual(client.requests.filter((r) => r.method === 'watch').at(-1).params.ids, [0, 1, 3])
+  assert.deepEqual(hub.historyOf(3).cpu, [43], 'the history of an id newly watched')
+  hub.detach(b)
+  await clock.advance(0)
+  assert.deepEqual(client.requests.filter((r) => r.method === 'watch').at(-1).params.ids, [0, 1], 'a page gone: its rows no longer watched')
+})
+
+test('issue 27: processChanges pushes are merged into one frame; rows not in them stay, removed ids go', async () => {
+  const clock = fakeClock()
+  const daemon = fakeDaemon([proc(0), proc(1), proc(2)])
+  const hub = new Hub({ connect: daemon.connect, now: clock.now, timers: clock.timers })
+  const page = sink()
+  await hub.attach(page)
+  clock.advanceSync(1000)
+  daemon.clients[0].changes({ rows: [proc(1, { cpu: 50 })], removed: [] })
+  let diffs = page.sent.filter((m) => m.event === 'diff')
+  assert.deepEqual(diffs[0].data.rows.map((r) => r[0]), [1])
+  assert.deepEqual(diffs[0].data.removed, [])
+  assert.equal(diffs[0].data.count, 3, 'the rows not in the push are still there')
+  daemon.clients[0].changes({ rows: [proc(0, { status: 'stopped' })], removed: [] })
+  daemon.clients[0].changes({ rows: [], removed: [2] })
+  clock.advanceSync(1000)
+  diffs = page.sent.filter((m) => m.event === 'diff')
+  assert.equal(diffs.length, 2)
+  assert.deepEqual(diffs[1].data.rows.map((r) => [r[0], r[6]]), [[0, 'stopped']])
+  assert.deepEqual(diffs[1].data.removed, [2])
+  assert.equal(diffs[1].data.count, 2)
 })

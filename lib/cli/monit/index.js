@@ -28,7 +28,8 @@ async function runMonit ({ client, stdout = process.stdout, stdin = process.stdi
   let reply
   try {
     // ids: none in full until the first paint says which rows are shown (watch-shown.js)
-    reply = await client.request('subscribe', { topics: ['processes', 'logs'], fields: MONIT_FIELDS, ids: [] })
+    // changes: pushes of what changed only (an older daemon ignores it and pushes whole lists)
+    reply = await client.request('subscribe', { topics: ['processes', 'logs'], fields: MONIT_FIELDS, ids: [], changes: true })
   } catch (err) {
     detach()
     throw err
@@ -73,8 +74,9 @@ async function runMonit ({ client, stdout = process.stdout, stdin = process.stdi
     process.on('SIGHUP', onSignal)
 
     handle = ({ event, data }) => {
-      if (event === 'processes') {
-        model.setProcesses(data)
+      if (event === 'processes' || event === 'processChanges') {
+        if (event === 'processes') model.setProcesses(data)
+        else model.applyChanges(data)
         draw()
       } else if (event === 'log') {
         if (model.addLog(data) && !timer) timer = setTimeout(draw, LOG_PAINT_MS)

@@ -88,19 +88,31 @@ class MonitModel {
     for (const map of [this.history, this.logs]) {
       for (const id of map.keys()) if (!ids.has(id)) map.delete(id)
     }
-    if (record) {
-      const at = this.now()
-      const limit = this.historyLimit()
-      for (const proc of this.processes) {
-        if (this.watched !== null && !this.watched.has(proc.id)) continue // a summary row
-        let series = this.history.get(proc.id)
-        if (!series) this.history.set(proc.id, (series = new Series()))
-        series.push(pointOf(proc, at), limit)
-      }
-    }
+    if (record) this.record(this.processes)
     if (!ids.has(this.selectedId)) {
       const index = Math.min(Math.max(previousIndex, 0), this.processes.length - 1)
       this.selectedId = index >= 0 ? this.processes[index].id : null
+    }
+  }
+
+  // A `processChanges` push (subscribe with `changes: true`): the rows that changed, the ids
+  // gone; records one history point per watched row in it.
+  applyChanges ({ rows = [], removed = [] } = {}) {
+    const byId = new Map(this.processes.map((p) => [p.id, p]))
+    for (const id of removed) byId.delete(id)
+    for (const row of rows) byId.set(row.id, row)
+    this.setProcesses([...byId.values()], { record: false })
+    this.record(rows)
+  }
+
+  record (list) {
+    const at = this.now()
+    const limit = this.historyLimit()
+    for (const proc of list) {
+      if (this.watched !== null && !this.watched.has(proc.id)) continue // a summary row
+      let series = this.history.get(proc.id)
+      if (!series) this.history.set(proc.id, (series = new Series()))
+      series.push(pointOf(proc, at), limit)
     }
   }
 

@@ -15,6 +15,7 @@ function loadAssets () {
     '/index.html': path.join(PUBLIC, 'index.html'),
     '/app.js': path.join(PUBLIC, 'app.js'),
     '/table.js': path.join(PUBLIC, 'table.js'),
+    '/shown.js': path.join(PUBLIC, 'shown.js'),
     '/charts.js': path.join(PUBLIC, 'charts.js'),
     '/log-panel.js': path.join(PUBLIC, 'log-panel.js'),
     '/style.css': path.join(PUBLIC, 'style.css'),

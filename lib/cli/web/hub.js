@@ -6,9 +6,13 @@
 // page as a diff of the rows that changed; a page that does not read (more than MAX_BUFFERED
 // bytes waiting) is skipped and gets a whole frame once it has caught up. The server keeps the
 // recent chart points of every process (seeded from the daemon's history) for a page that selects one.
+// Cost follows what is shown: each page says which rows it has in view (POST /api/watch), only
+// those are watched in full (shown-ids.js); the daemon sends the others as summary rows, and
+// only when they change (subscribe with `changes: true`, `processChanges` pushes).
 
 const { EventEmitter } = require('node:events')
 const { PointRing } = require('../../shared/point-ring')
+const { ShownIds } = require('./shown-ids')
 
 // What the page shows of a process: the daemon sends these fields only.
 const WEB_FIELDS = [
@@ -55,10 +59,13 @@ class Hub extends EventEmitter {
     this.frameTimer = null
     this.lingerTimer = null
     this.at = 0
+    this.sinkSeq = 0
+    this.shown = new ShownIds({ onHistory: (history) => this.seedHistory(history) })
   }
 
   // sink: { send(event, data, json?) → bytes waiting, buffered() → bytes waiting, onDrain(fn), end() }
   async attach (sink) {
+    sink.id = ++this.sinkSeq // the page names it in POST /api/watch
     this.sinks.add(sink)
     this.timers.clearTimeout(this.lingerTimer)
     this.lingerTimer = null
@@ -76,6 +83,7 @@ class Hub extends EventEmitter {
 
   detach (sink) {
     this.sinks.delete(sink)
+    this.shown.drop(sink)
     this.closeWhenUnwatched()
   }
 
@@ -97,7 +105,10 @@ class Hub extends EventEmitter {
     if (!this.opening) {
       this.opening = (async () => {
         const client = await this.connect()
-        client.on('event', ({ event, data }) => { if (event === 'processes') this.onProcesses(data) })
+        client.on('event', ({ event, data }) => {
+          if (event === 'processChanges') this.onChanges(data)
+          else if (event === 'processes') this.onProcesses(data) // an older daemon: whole lists
+        })
         client.on('close', () => {
           if (this.client !== client) return
           this.reset()
@@ -108,9 +119,11 @@ class Hub extends EventEmitter {
             sink.end()
           }
         })
-        const reply = await client.request('subscribe', { topics: ['processes'], fields: WEB_FIELDS })
+        const ids = this.shown.ids()
+        const reply = await client.request('subscribe', { topics: ['processes'], fields: WEB_FIELDS, ids, changes: true })
         this.client = client
         this.seed(reply || {})
+        this.shown.use(client, ids)
         // every page went while the daemon was answering: do not keep a subscription nobody reads
         this.closeWhenUnwatched()
       })().finally(() => { this.opening = null })
@@ -126,6 +139,7 @@ class Hub extends EventEmitter {
 
   reset () {
     this.client = null
+    this.shown.stop()
     this.rows.clear()
     this.history.clear()
     this.timers.clearTimeout(this.frameTimer)
@@ -140,6 +154,11 @@ class Hub extends EventEmitter {
   seed ({ processes = [], history = {} }) {
     this.at = this.now()
     this.rows = new Map(processes.map((p) => [p.id, rowOf(p)]))
+    this.seedHistory(history)
+  }
+
+  // The daemon's recent points of some ids (a subscribe or watch reply) replace theirs.
+  seedHistory (history) {
     const limit = this.historyLimit()
     for (const [id, points] of Object.entries(history || {})) {
       if (!Array.isArray(points)) continue
@@ -149,8 +168,36 @@ class Hub extends EventEmitter {
     }
   }
 
+  // Which rows a page has in view (POST /api/watch); false: no such page.
+  show (sinkId, ids) {
+    const sink = [...this.sinks].find((s) => s.id === sinkId)
+    if (!sink) return false
+    this.shown.set(sink, ids)
+    return true
+  }
+
+  // A whole list (a daemon that pushes `processes`): rows missing from it are gone.
   onProcesses (list) {
-    this.pending = Array.isArray(list) ? list : []
+    this.pending = { whole: true, list: Array.isArray(list) ? list : [] }
+    this.frameSoon()
+  }
+
+  // A `processChanges` push, merged with any other waiting for the next frame.
+  onChanges ({ rows = [], removed = [] } = {}) {
+    if (this.pending?.whole) this.flush()
+    const pending = this.pending || (this.pending = { whole: false, rows: new Map(), removed: new Set() })
+    for (const id of removed) {
+      pending.rows.delete(id)
+      pending.removed.add(id)
+    }
+    for (const p of rows) {
+      pending.removed.delete(p.id)
+      pending.rows.set(p.id, p)
+    }
+    this.frameSoon()
+  }
+
+  frameSoon () {
     const wait = this.lastFrameAt + MIN_FRAME_MS - this.now()
     if (wait <= 0) this.flush()
     else if (!this.frameTimer) this.frameTimer = this.timers.setTimeout(() => this.flush(), wait)
@@ -159,9 +206,10 @@ class Hub extends EventEmitter {
   flush () {
     this.timers.clearTimeout(this.frameTimer)
     this.frameTimer = null
-    const list = this.pending
+    const pending = this.pending
     this.pending = null
-    if (!list) return
+    if (!pending) return
+    const list = pending.whole ? pending.list : [...pending.rows.values()]
     this.lastFrameAt = this.now()
     const at = this.at = this.now()
     const limit = this.historyLimit()
@@ -178,8 +226,8 @@ class Hub extends EventEmitter {
       ring.push({ at, cpu: p.cpu ?? null, memory: p.memory ?? null, heapUsed: p.metrics?.heapUsed ?? null, elP99: p.metrics?.elP99 ?? null }, limit)
     }
     const removed = []
-    for (const id of this.rows.keys()) {
-      if (!seen.has(id)) {
+    for (const id of (pending.whole ? this.rows.keys() : pending.removed)) {
+      if (!seen.has(id) && this.rows.has(id)) {
         removed.push(id)
         this.rows.delete(id)
         this.history.delete(id)
@@ -200,7 +248,7 @@ class Hub extends EventEmitter {
   }
 
   sendFull (sink) {
-    sink.send('full', { at: this.at, columns: COLUMNS, rows: [...this.rows.values()] })
+    sink.send('full', { at: this.at, sink: sink.id, columns: COLUMNS, rows: [...this.rows.values()] })
   }
 
   // The chart points of one process, oldest first, as columns: { at: [], cpu: [], ... }.

@@ -12,6 +12,7 @@ const { Hub } = require('./hub')
 const { loadAssets } = require('./assets')
 const { streamLogs } = require('./log-stream')
 const { runAction, parseAction, parseTarget } = require('./actions')
+const { parseWatch, MAX_PAGE_IDS } = require('./shown-ids')
 
 const MAX_BODY = 16 * 1024
 const REQUEST_TIMEOUT_MS = 15000
@@ -104,7 +105,7 @@ class WebServer {
     if (path === '/' || path === '/pm2') return this.pm2(res)
     if (this.assets.has(path)) return this.asset(res, path)
     if (path === '/api/session') return this.json(res, 200, { csrf: this.csrf, readOnly: this.readOnly, version: this.version })
-    if (path === '/api/status') return this.json(res, 200, { subscribed: this.hub.subscribed, pages: this.hub.sinks.size, logStreams: this.streams.size, readOnly: this.readOnly })
+    if (path === '/api/status') return this.json(res, 200, { subscribed: this.hub.subscribed, pages: this.hub.sinks.size, watching: this.hub.shown.watching, logStreams: this.streams.size, readOnly: this.readOnly })
     if (path === '/api/events') return this.events(req, res, url)
     if (path === '/api/logs') return this.logs(req, res, url)
     if (path === '/api/history') return this.json(res, 200, this.hub.historyOf(Number(url.searchParams.get('id'))))
@@ -197,6 +198,7 @@ class WebServer {
   async post (req, res, url) {
     const reason = sec.crossSiteReason(req.headers, this.token)
     if (reason) return this.refuse(res, 403, 'XPM_ERR_WEB_FORBIDDEN', `Refused a cross-site request: ${reason}`)
+    if (url.pathname === '/api/watch') return this.watch(req, res) // changes what is sampled, nothing else: read-only too
     if (this.readOnly) return this.refuse(res, 403, 'XPM_ERR_WEB_READ_ONLY', 'xpm web runs with --read-only: restart, reload, stop and start are refused')
     if (url.pathname !== '/api/action') return this.refuse(res, 404, 'XPM_ERR_BAD_ARGUMENT', `Nothing to POST at ${url.pathname}`)
     if (!/^application\/json\b/.test(req.headers['content-type'] || '')) return this.refuse(res, 415, 'XPM_ERR_BAD_ARGUMENT', 'Expected Content-Type: application/json')
@@ -207,6 +209,15 @@ class WebServer {
     const say = (text) => { if (!res.writableEnded) res.write(JSON.stringify({ type: 'step', text }) + '\n') }
     const outcome = await runAction({ connect: this.connect, action, target, say })
     res.end(JSON.stringify({ type: 'done', action, target, ...outcome }) + '\n')
+  }
+
+  // POST /api/watch { sink, ids }: the rows the page with that stream has in view (hub.js).
+  async watch (req, res) {
+    const body = parseWatch(await readJson(req))
+    if (!body) return this.refuse(res, 400, 'XPM_ERR_BAD_ARGUMENT', `Expected { sink, ids } with ids an array of up to ${MAX_PAGE_IDS} process ids`)
+    if (!this.hub.show(body.sink, body.ids)) return this.refuse(res, 404, 'XPM_ERR_BAD_ARGUMENT', `No open page with stream ${body.sink}`)
+    res.writeHead(204, this.headers())
+    res.end()
   }
 }
 

@@ -1,7 +1,6 @@
-// The xpm web page: the live process table (server-sent events from /api/events), the selected
-// process's charts (uPlot), live log (/api/logs), restart journal (/api/why) and actions
-// (POST /api/action, answered line by line). No framework: the table is table.js, the charts
-// charts.js, the log log-panel.js.
+// The xpm web page, no framework: the live process table (server-sent events from /api/events;
+// table.js, its rows in view told by shown.js), the selected process's charts (charts.js), live log
+// (/api/logs, log-panel.js), restart journal (/api/why), actions (POST /api/action, line by line).
 /* global requestAnimationFrame, EventSource */
 (function () {
   'use strict'
@@ -46,8 +45,9 @@
     { key: 'elP99', label: 'loop p99', num: true, text: (r) => formatDuration(v(r, 'elP99')) }
   ]
 
+  const shown = new window.XpmShown.ShownReporter({ csrf: () => state.session.csrf })
   const table = new window.XpmTable.VirtualTable({
-    viewport: $('viewport'), sizer: $('sizer'), rows: $('rows'), columns: COLUMNS, onSelect: select
+    viewport: $('viewport'), sizer: $('sizer'), rows: $('rows'), columns: COLUMNS, onSelect: select, onShown: (ids) => shown.report(ids)
   })
 
   // ---- header, sorting, filter -------------------------------------------------------------
@@ -143,6 +143,7 @@
       const frame = JSON.parse(e.data)
       state.col = Object.fromEntries(frame.columns.map((name, i) => [name, i]))
       state.rows = new Map(frame.rows.map((r) => [r[0], r]))
+      shown.setSink(frame.sink)
       state.at = frame.at
       state.receivedAt = Date.now()
       if (state.selectedId === null && frame.rows.length) select(Math.min(...frame.rows.map((r) => r[0])))
@@ -291,8 +292,7 @@
     }
     charts = new window.XpmCharts.Charts()
     connectEvents()
-    // uptimes tick between frames without a server round trip
-    setInterval(() => { if (!document.hidden) table.schedule() }, 1000)
+    setInterval(() => { if (!document.hidden) table.schedule() }, 1000) // uptimes tick between frames
   }
 
   window.xpmWeb = { state, get charts () { return charts }, select, act }

@@ -1,6 +1,7 @@
 // The process table: only the rows in view exist in the DOM (a pool of row elements reused as
 // the list scrolls), and a cell is written only when its text changed, so 1,000 processes cost
-// what the 30 or so visible rows cost.
+// what the 30 or so visible rows cost. onShown(ids) hears the ids in view (and the selected one)
+// after every paint.
 /* global requestAnimationFrame */
 (function () {
   'use strict'
@@ -8,8 +9,8 @@
   const OVERSCAN = 6
 
   class VirtualTable {
-    constructor ({ viewport, sizer, rows, columns, onSelect }) {
-      Object.assign(this, { viewport, sizer, rowsEl: rows, columns, onSelect })
+    constructor ({ viewport, sizer, rows, columns, onSelect, onShown = () => {} }) {
+      Object.assign(this, { viewport, sizer, rowsEl: rows, columns, onSelect, onShown })
       this.list = []
       this.pool = []
       this.selectedId = null
@@ -75,6 +76,7 @@
       const first = Math.max(0, Math.floor(this.viewport.scrollTop / ROW_HEIGHT) - OVERSCAN)
       const count = Math.min(this.list.length - first, Math.ceil(height / ROW_HEIGHT) + 2 * OVERSCAN)
       this.rowsEl.style.transform = `translateY(${first * ROW_HEIGHT}px)`
+      const shown = this.selectedId === null ? [] : [this.selectedId]
       for (let i = 0; i < Math.max(count, this.pool.length); i++) {
         const row = i < count ? this.list[first + i] : null
         if (!row) {
@@ -83,6 +85,7 @@
         }
         const el = this.rowElement(i)
         if (el.hidden) el.hidden = false
+        shown.push(row[0])
         const id = String(row[0])
         if (el.dataset.id !== id) el.dataset.id = id
         const selected = row[0] === this.selectedId
@@ -106,6 +109,7 @@
           }
         }
       }
+      this.onShown([...new Set(shown)].sort((a, b) => a - b))
     }
   }
 
