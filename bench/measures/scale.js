@@ -77,10 +77,10 @@ function makeCases (dir, counts, fleet = null) {
 function rowState (c, row, answeredAt) {
   if (c.name === 'pm2') {
     const env = row.pm2_env || {}
-    return { online: env.status === 'online' && row.pid > 0, since: Number(env.pm_uptime) || null, pid: row.pid }
+    return { online: env.status === 'online' && row.pid > 0, since: Number(env.pm_uptime) || null, pid: row.pid, restarts: Number(env.restart_time) || 0 }
   }
   const online = row.status === 'online' && row.pid > 0
-  return { online, since: online && Number.isFinite(row.uptime) ? answeredAt - row.uptime : null, pid: row.pid }
+  return { online, since: online && Number.isFinite(row.uptime) ? answeredAt - row.uptime : null, pid: row.pid, restarts: Number(row.restarts) || 0 }
 }
 
 // How many of a process's environment variables named in UNSET_ENV are set (0 when unreadable).
@@ -123,6 +123,8 @@ async function timedStart (c, kase, log) {
         const sinces = online.map((s) => s.since)
         const latest = sinces.every(Number.isFinite) ? Math.max(...sinces) - e0 : answered
         seen = { ms: Math.min(answered, Math.max(latest, lastMissing)), pids: online.map((s) => s.pid) }
+        const restarts = states.reduce((sum, s) => sum + s.restarts, 0)
+        if (restarts) log(`  ${c.name} ${kase.label}: ${restarts} restarts before all were online`)
         break
       }
       lastMissing = issued
