@@ -60,10 +60,11 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
     // forget restart counts and crash history, so max_restarts and the backoff start afresh
     reset: changingInTurn((params) => supervisor.reset(target(params))),
 
-    // Figures older than ~2 s are sampled first; a `fields` list keeps the reply to what is shown.
+    // Figures older than ~2 s are sampled first; a `fields` list keeps the reply to what is shown
+    // (the table's has no agent figures: the agents are not sped up for it, metrics/attention.js).
     list: async (params) => {
       const fields = optionalFields(params)
-      await metrics?.fresh()
+      await metrics?.fresh(null, { agents: wants(fields, 'metrics') })
       return supervisor.list({ fields })
     },
     show: (params) => show(ctx, journalMethods, params),
@@ -99,7 +100,7 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
 async function show ({ supervisor, metrics }, journalMethods, params) {
   const name = target(params)
   const fields = optionalFields(params)
-  await metrics?.fresh(supervisor.resolve(name, { allowEmpty: true }).map((i) => i.id))
+  await metrics?.fresh(supervisor.resolve(name, { allowEmpty: true }).map((i) => i.id), { agents: wants(fields, 'metrics') })
   const rows = supervisor.show(name, { fields })
   // the last exit or restart of each process, from the journal (docs/health.md)
   return journalMethods && wants(fields, 'lastEvent') ? journalMethods.withLastEvent(rows, supervisor.resolve(name, { allowEmpty: true })) : rows

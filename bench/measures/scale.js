@@ -77,10 +77,10 @@ function makeCases (dir, counts, fleet = null) {
 function rowState (c, row, answeredAt) {
   if (c.name === 'pm2') {
     const env = row.pm2_env || {}
-    return { online: env.status === 'online' && row.pid > 0, since: Number(env.pm_uptime) || null, pid: row.pid }
+    return { online: env.status === 'online' && row.pid > 0, since: Number(env.pm_uptime) || null, pid: row.pid, restarts: Number(env.restart_time) || 0 }
   }
   const online = row.status === 'online' && row.pid > 0
-  return { online, since: online && Number.isFinite(row.uptime) ? answeredAt - row.uptime : null, pid: row.pid }
+  return { online, since: online && Number.isFinite(row.uptime) ? answeredAt - row.uptime : null, pid: row.pid, restarts: Number(row.restarts) || 0 }
 }
 
 // How many of a process's environment variables named in UNSET_ENV are set (0 when unreadable).
@@ -113,7 +113,7 @@ async function timedStart (c, kase, log) {
     const issued = performance.now() - t0
     const cliExitedBefore = cli !== null
     let list = null
-    try { list = await c.jlist() } catch {}
+    try { list = await (c.statusRows ? c.statusRows() : c.jlist()) } catch {}
     const answered = performance.now() - t0
     if (list) {
       const states = list.map((row) => rowState(c, row, e0 + answered))
@@ -123,6 +123,8 @@ async function timedStart (c, kase, log) {
         const sinces = online.map((s) => s.since)
         const latest = sinces.every(Number.isFinite) ? Math.max(...sinces) - e0 : answered
         seen = { ms: Math.min(answered, Math.max(latest, lastMissing)), pids: online.map((s) => s.pid) }
+        const restarts = states.reduce((sum, s) => sum + s.restarts, 0)
+        if (restarts) log(`  ${c.name} ${kase.label}: ${restarts} restarts before all were online`)
         break
       }
       lastMissing = issued
@@ -204,7 +206,7 @@ module.exports = {
   name: 'scale',
   title: 'Many apps at once',
   columns: { raw: 'plain node (floor)', ratio: 'xpm/floor' },
-  description: 'One ecosystem file of N fork-mode apps running an idle script (`setInterval`, no port; it writes one line after its first tick), and one file of a single app with 32 instances of it in cluster mode (`exec_mode: \'cluster\'`, the way both tools run many instances of one app; with no port it starts like fork mode). Timed from issuing `xpm start ecosystem.config.js` / `pm2 start ecosystem.config.js`, with the daemon already running and no app, until `jlist` (polled one call at a time, 250 ms apart) reports every process `online`; the time of the last process going online is taken from the rows\' own timestamps (PM2 `pm_uptime`, xpm answer time − `uptime`), bounded by the last poll that still saw one missing and the first that saw them all. "CLI exited" is the start command\'s own wall time, and its exit code is recorded (a CLI that gives up is not a failed round as long as every process comes online within 180 s). Apps are deleted between rounds, then 1 s of quiet (not timed). Floor: as many plain `node idle.js` processes spawned in one loop from one Node parent, until each has written its line. Where xpm\'s time above the floor goes (daemon CPU profile of a 100-app start): the CLI\'s own start-up and config load (about 70 ms), and `fork()` itself — Node spawns children one after another on the parent\'s thread, about 9 ms each from the daemon against 6.6 ms from a bare Node parent, because the cost of `fork()` grows with the parent\'s address space (a bare parent with 200 MB of ballast takes 10 ms). Readiness adds nothing: a Node app counts as online when the agent reports that its entry has run its first turn. The daemons\' own event loops are watched during each start by a probe preloaded into them (bench/lib/loop-probe.js: a 10 ms `monitorEventLoopDelay`, the longest stall of each second).',
+  description: 'One ecosystem file of N fork-mode apps running an idle script (`setInterval`, no port; it writes one line after its first tick), and one file of a single app with 32 instances of it in cluster mode (`exec_mode: \'cluster\'`, the way both tools run many instances of one app; with no port it starts like fork mode). Timed from issuing `xpm start ecosystem.config.js` / `pm2 start ecosystem.config.js`, with the daemon already running and no app, until the process list (polled one call at a time, 250 ms apart, each poll a Node process: `pm2 jlist`; for xpm `bench/lib/xpm-rows.js`, a `list` request with the fields a poll needs, as the `list` table asks — a `jlist` returns the agents\' figures and so puts every agent at its full report rate, 100 wake-ups a second each) reports every process `online`; the time of the last process going online is taken from the rows\' own timestamps (PM2 `pm_uptime`, xpm answer time − `uptime`), bounded by the last poll that still saw one missing and the first that saw them all. "CLI exited" is the start command\'s own wall time, and its exit code is recorded (a CLI that gives up is not a failed round as long as every process comes online within 180 s). Apps are deleted between rounds, then 1 s of quiet (not timed). Floor: as many plain `node idle.js` processes spawned in one loop from one Node parent, until each has written its line. Where xpm\'s time above the floor goes (daemon CPU profile of a 100-app start): the CLI\'s own start-up and config load (about 70 ms), and `fork()` itself — Node spawns children one after another on the parent\'s thread, about 9 ms each from the daemon against 6.6 ms from a bare Node parent, because the cost of `fork()` grows with the parent\'s address space (a bare parent with 200 MB of ballast takes 10 ms). Readiness adds nothing: a Node app counts as online when the agent reports that its entry has run its first turn. The daemons\' own event loops are watched during each start by a probe preloaded into them (bench/lib/loop-probe.js: a 10 ms `monitorEventLoopDelay`, the longest stall of each second).',
   async run (ctx) {
     const counts = ctx.scaleApps || DEFAULT_APPS
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-bench-scale-'))

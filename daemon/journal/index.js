@@ -14,7 +14,8 @@ const { whatHappened } = require('./what-happened')
 //                     memory, cron, liveness, watchdog, heap)
 //   'replace-failed'  a reload's replacement was rolled back, and why
 //   'dependency-failed' the instance was not started: a depends_on dependency failed, and why
-//   'warning'         a process went online with a warning (wait_ready and no 'ready' message)
+//   'warning'         a process went online with a warning (wait_ready and no 'ready' message;
+//                     or still booting at listen_timeout: cause.kind 'slow_start')
 // An entry: { at, app, id, instance, event, pid, cause: { kind, detail, by? }, ... }.
 const LINES = 20
 const LINE_CHARS = 300
@@ -89,7 +90,7 @@ class Journal {
   onStatus (s) {
     if (!s.warning) return
     const inst = this.supervisor.apps.get(s.name)?.instances.find((i) => i.id === s.id)
-    this.record({ ...this.base({ ...s, instance: inst?.index ?? null }, 'warning'), pid: s.pid || null, cause: { kind: 'wait_ready', detail: s.warning } })
+    this.record({ ...this.base({ ...s, instance: inst?.index ?? null }, 'warning'), pid: s.pid || null, cause: { kind: s.warningKind ?? 'wait_ready', detail: s.warning } })
   }
 
   // `xpm delete` of a whole app forgets its journal (a new app of that name starts afresh).

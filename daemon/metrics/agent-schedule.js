@@ -4,11 +4,12 @@
 // internal NODE_ message, invisible to the app, sent when it starts and whenever its rate changes.
 const SCHEDULE_CMD = 'NODE_XPM_METRICS' // see lib/agent/metrics-schedule.js
 
-// The interval a process' agent reports at: the full rate while it is watched, else the pace
-// of Prometheus scrapes, else the slow one. id null: the interval of a process nobody names.
+// The interval a process' agent reports at: the full rate while it is watched (a `list`'s lease
+// alone does not count: attention.js), else the pace of Prometheus scrapes, else the slow one.
+// id null: the interval of a process nobody names.
 function agentInterval (metrics, id = null) {
   const { attention } = metrics
-  if (id === null ? attention.all : attention.covers(id)) return metrics.fullMs
+  if (attention.agentCovers(id)) return metrics.fullMs
   return attention.scrapeMs ?? metrics.slowMs
 }
 

@@ -6,11 +6,11 @@
 //
 // Cost follows attention. Sampling runs at the full rate (FULL_MS) only while someone watches:
 // a subscriber (`xpm monit`, watch()), or a lease of LEASE_MS that every `list`/`show` takes
-// (touch()); and, always, for the processes with a memory limit (the policy checks them on every
-// 'sample'). Otherwise every process is sampled once per SLOW_MS, so that `list` still has a CPU
-// baseline. A `list` or `show` finding a figure older than FRESH_MS samples it on demand first
-// (fresh()). Agents report on the same schedule (agent-schedule.js). Reads of /proc go
-// CONCURRENCY at a time (sample-round.js).
+// (touch(); the agents only for a request returning their figures, attention.js); and, always,
+// for the processes with a memory limit (the policy checks them on every 'sample'). Otherwise
+// every process is sampled once per SLOW_MS, so that `list` still has a CPU baseline. A `list`
+// or `show` finding a figure older than FRESH_MS samples it on demand first (fresh()). Agents
+// report on the same schedule (agent-schedule.js). Reads of /proc go CONCURRENCY at a time.
 const { EventEmitter } = require('node:events')
 const { performance } = require('node:perf_hooks')
 const { createProcSampler } = require('./proc-sampler')
@@ -149,9 +149,10 @@ class Metrics extends EventEmitter {
     return this.attention.watch(ids)
   }
 
-  // Someone looked (`list`, `show`): every process at the full rate for the next leaseMs.
-  touch () {
-    this.attention.touch()
+  // Someone looked (`list`, `show`): full-rate sampling for the next leaseMs; agents: the
+  // request returns their figures, so the agents of `ids` (null: all) follow (attention.js).
+  touch (ids = null, { agents = false } = {}) {
+    this.attention.touch(ids, { agents })
   }
 
   // A Prometheus scrape (fresh() with lease: false): its pace sets the agents' (attention.js).
@@ -243,8 +244,9 @@ class Metrics extends EventEmitter {
   // older than freshMs, then resolves. Also takes the attention lease, unless `lease: false` (a
   // Prometheus scrape: periodic, not someone watching; its pace sets the agents', scraped()).
   // A dashboard watching some ids passes scrape: false too (its watch() is its attention).
-  async fresh (ids = null, { lease = true, scrape = true } = {}) {
-    if (lease) this.touch()
+  // agents: false when the reply has no agent figures (the `list` table; attention.js).
+  async fresh (ids = null, { lease = true, scrape = true, agents = true } = {}) {
+    if (lease) this.touch(ids, { agents })
     else if (scrape) this.scraped()
     while (this.inflight) await this.inflight.catch(() => {})
     const t = this.now()

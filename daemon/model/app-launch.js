@@ -12,8 +12,9 @@ async function launchAll (app, instances, signal, onProgress = null, start = (i)
   const skipped = [] // stopped or deleted by a later command meanwhile: not a failure of this one
   const outcomes = await Promise.allSettled(instances.map(async (inst) => {
     try {
-      await start(inst)
-      onProgress?.({ type: 'online', app: app.name, id: inst.id, instance: inst.index, pid: inst.pid })
+      const how = await start(inst)
+      // a warning of this launch (wait-ready.js: online at listen_timeout): the CLI says it
+      onProgress?.({ type: 'online', app: app.name, id: inst.id, instance: inst.index, pid: inst.pid, ...(how?.warning ? { warning: how.warning } : {}) })
     } catch (err) {
       if (!signal.aborted && inst.status === STATUS.STOPPED && inst.lastExit?.code === 0 && !inst.lastExit.signal) {
         finished.push(inst.id)

@@ -5,7 +5,7 @@ const { SPEC_DEFAULTS } = require('../../lib/shared/config/spec-defaults')
 
 // When a freshly forked process of an instance counts as ready: wait_ready's message, its
 // listen (cluster), the readiness probe's gate, or having stayed up a moment (wait-ready.js).
-function readinessOf (inst, handle, { signal = null, label = `${inst.label} (pid ${handle.pid})` } = {}) {
+function readinessOf (inst, handle, { signal = null, label = `${inst.label} (pid ${handle.pid})`, aliveIsReady = false } = {}) {
   const spec = inst.spec
   return waitUntilReady(handle, {
     waitReady: spec.waitReady,
@@ -14,6 +14,7 @@ function readinessOf (inst, handle, { signal = null, label = `${inst.label} (pid
     settleMs: Math.min(spec.minUptime ?? SPEC_DEFAULTS.minUptime, 1000),
     label,
     signal,
+    aliveIsReady,
     readiness: spec.readiness ?? null,
     probe: spec.readiness && inst.context.prober ? () => inst.context.prober.probe(spec.readiness, inst.probeTarget(handle), { role: 'readiness' }) : null
   })

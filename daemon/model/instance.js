@@ -152,8 +152,9 @@ class Instance {
   }
 
   // Launches a process into the slot; resolves when it is ready (the status turns online then),
-  // rejects when it exits first or is not ready in time (it is then stopped, and its exit goes
-  // through the restart policy like a crash).
+  // rejects when it exits first or fails its readiness probe in time (it is then stopped, and
+  // its exit goes through the restart policy like a crash). One still running at listen_timeout
+  // without a verdict is online with a warning (wait-ready.js, aliveIsReady).
   launch () {
     clearTimeout(this.restartTimer)
     this.restartTimer = null
@@ -164,10 +165,10 @@ class Instance {
     this.readiness = null
     this.emit('process', handle)
     this.setStatus(STATUS.LAUNCHING, { pid: handle.pid })
-    const ready = this.readinessOf(handle).then((how) => {
+    const ready = this.readinessOf(handle, { aliveIsReady: true }).then((how) => {
       if (this.handle === handle && this.status === STATUS.LAUNCHING) {
         this.onlineSince = Date.now()
-        this.setStatus(STATUS.ONLINE, how?.warning ? { warning: how.warning } : {}) // wait_ready without 'ready' (wait-ready.js)
+        this.setStatus(STATUS.ONLINE, how?.warning ? { warning: how.warning, warningKind: how.warningKind } : {})
       }
       return how
     }, (err) => {

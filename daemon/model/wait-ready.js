@@ -14,18 +14,28 @@ const { passReadiness } = require('./readiness-gate')
 //                        predecessor listened)
 //   otherwise:           `listening`, or `booted` (the agent saw the app's entry run its first
 //                        turn) — or, for a process without the agent, `online` plus settleMs
+// aliveIsReady: a process still running at listenTimeout that has not done the above is taken
+//                      as ready, with { warning } (a launch: start, restart, crash restart). PM2
+//                      counts a fork app online at spawn. Killing it instead helps nobody: under
+//                      heavy load (1,000 processes booting on two cores) boots take longer than any
+//                      fixed deadline, and each kill counted as a crash restarts it, a storm that
+//                      keeps the load up for ever; an entry that blocks is not mended by a restart
+//                      either. Stays strict where the deadline protects users: a readiness probe
+//                      that has not passed, and a reload's replacement (not aliveIsReady), which
+//                      must be ready before the old worker is retired.
 // readiness: a probe (docs/health.md) that must then pass too, run by probe() → { ok, detail };
 //                      the whole wait, probe included, is bounded by listenTimeout, and a
 //                      process that never passes fails like one that never listens.
 // signal: an AbortSignal; aborting rejects with its reason and removes every listener.
-function waitUntilReady (handle, { waitReady = false, expectListen = false, listenTimeout = 8000, settleMs = 1000, label = 'process', signal = null, readiness = null, probe = null }) {
+// timers: { setTimeout, clearTimeout } of the listenTimeout deadline (injected by unit tests).
+function waitUntilReady (handle, { waitReady = false, expectListen = false, listenTimeout = 8000, settleMs = 1000, label = 'process', signal = null, readiness = null, probe = null, aliveIsReady = false, timers = globalThis }) {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason)
     let settleTimer = null
     let gating = null // the readiness probe's wait, once the process is up
     let lastProbe = null
     const cleanup = () => {
-      clearTimeout(deadline)
+      timers.clearTimeout(deadline)
       clearTimeout(settleTimer)
       gating?.abort()
       handle.off('exit', onExit)
@@ -60,13 +70,17 @@ function waitUntilReady (handle, { waitReady = false, expectListen = false, list
       if (handle.reportsBoot) return done({ by: 'booted' })
       settleTimer = setTimeout(() => done({ by: 'settled' }), settleMs)
     }
-    const deadline = setTimeout(() => {
+    const deadline = timers.setTimeout(() => {
       if (gating) {
         const last = lastProbe ? lastProbe.detail : `${describeProbe(readiness)}: no result yet`
         return fail('XPM_ERR_START_FAILED', `${label} was not ready after ${listenTimeout} ms (readiness probe ${last})`, { reason: 'timeout', probe: last })
       }
       if (waitReady) {
-        return finish({ by: 'timeout', warning: `${label} sent no 'ready' message within listen_timeout (${listenTimeout} ms); taken as online, as PM2 does with wait_ready` })
+        return finish({ by: 'timeout', warningKind: 'wait_ready', warning: `${label} sent no 'ready' message within listen_timeout (${listenTimeout} ms); taken as online, as PM2 does with wait_ready` })
+      }
+      if (aliveIsReady && !(readiness && probe)) {
+        const what = expectListen ? 'listened' : 'run its entry (its first turn)'
+        return finish({ by: 'timeout', warningKind: 'slow_start', warning: `${label} had not ${what} within listen_timeout (${listenTimeout} ms) but is running; taken as online, as PM2 does (a start slowed by a busy machine, or an entry that blocks while it loads)` })
       }
       const waited = expectListen ? 'it to listen' : 'its entry to run'
       fail('XPM_ERR_START_FAILED', `${label} was not ready after ${listenTimeout} ms (waited for ${waited})`, { reason: 'timeout' })

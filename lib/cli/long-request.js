@@ -4,8 +4,10 @@
 // { type: 'begin', expectMs } first (the longest of the apps' own listen_timeout, plus
 // kill_timeout when they are stopped first: apps start in parallel, so their waits are never
 // summed), then one { type: 'online' | 'failed', ... } per process as it happens. The CLI waits
-// that long plus a margin; if it stops waiting it says the daemon is still at work, and how to
-// watch it, instead of reporting a failure.
+// that long plus a margin, counted again from each process's news (a start of 1,000 processes
+// takes longer than any one listen_timeout, yet keeps moving): it stops waiting when nothing
+// happened for that long, and then says the daemon is still at work, and how to watch it,
+// instead of reporting a failure.
 const MARGIN_MS = 10000
 const BEFORE_BEGIN_MS = 60000 // until the daemon has said how long (it may be finishing another command of the app)
 
@@ -16,19 +18,25 @@ async function longRequest (client, method, params, { onProgress = () => {} } = 
   let onEvent
   let begun = false
   let deadline = 0
+  let window = 0 // the longest wait a 'begin' asked for
+  const startedAt = Date.now()
   const gaveUp = new Promise((resolve, reject) => {
     const arm = (ms) => {
       clearTimeout(timer)
       deadline = Date.now() + ms
-      timer = setTimeout(() => reject(new StillWorking(`waited ${Math.round(ms / 1000)} s`)), ms)
+      timer = setTimeout(() => reject(new StillWorking(`waited ${Math.round((Date.now() - startedAt) / 1000)} s`)), ms)
     }
     arm(BEFORE_BEGIN_MS)
     onEvent = ({ event, data }) => {
       if (event !== 'progress' || !data) return
-      if (data.type !== 'begin') return onProgress(data)
+      if (data.type !== 'begin') {
+        if (begun) arm(window) // a process came online, failed or finished: the work goes on
+        return onProgress(data)
+      }
       // one request may hold several jobs (startOrRestart: a start and a restart), each with its
       // begin: the CLI waits for the longest
       const ms = Math.max(0, Number(data.expectMs) || 0) + MARGIN_MS
+      window = Math.max(window, ms)
       if (!begun || Date.now() + ms > deadline) arm(ms)
       begun = true
     }

@@ -4,7 +4,9 @@ const { ProcessHandle } = require('../../daemon/launchers/handle')
 
 // A launcher for unit tests of the app model: no OS process, a handle that comes online on the
 // next turn of the event loop and "exits" when signalled. `launched` records every handle.
-function fakeLauncher ({ replacesInPlace = true, announcesListening = false } = {}) {
+// boots: false gives handles whose agent never reports the app's entry as run (a boot that
+// outlasts listen_timeout).
+function fakeLauncher ({ replacesInPlace = true, announcesListening = false, boots = true } = {}) {
   let nextPid = 10000
   const launched = []
   class FakeHandle extends ProcessHandle {
@@ -21,6 +23,7 @@ function fakeLauncher ({ replacesInPlace = true, announcesListening = false } = 
       const handle = new FakeHandle({ child: { pid: nextPid++, stdout: null, stderr: null } })
       handle.spec = spec
       handle.env = env
+      if (!boots) handle.reportsBoot = true
       launched.push(handle)
       setImmediate(() => handle.markOnline())
       return handle

@@ -136,12 +136,36 @@ test('agents are told the schedule: 30 s, 1 s while watched, 30 s again; none fo
   assert.deepEqual(sent.map((m) => m.intervalMs), [30000, 1000])
   release()
   assert.deepEqual(sent.map((m) => m.intervalMs), [30000, 1000, 30000])
-  metrics.touch()
+  // a `show` or `jlist` returning its figures: the full rate for the lease, then slow again
+  metrics.touch([0], { agents: true })
   await time.advance(11000)
   assert.deepEqual(sent.map((m) => m.intervalMs), [30000, 1000, 30000, 1000, 30000])
   // A restart (new pid) tells the new agent.
   metrics.track(0, 102, { send: (msg) => sent.push(msg) })
   assert.equal(sent.length, 6)
+})
+
+test('the `list` table (no agent figures) samples every process at the full rate for the lease but leaves the agents slow; a `show` speeds up the agents it returns, `jlist` all of them', async () => {
+  const { metrics, time, readsOf } = setup({ leaseMs: 10000 })
+  const sent = new Map() // id → intervals told to its agent
+  for (let i = 0; i < 3; i++) metrics.track(i, 100 + i, { send: (msg) => (sent.get(i) || sent.set(i, []).get(i)).push(msg.intervalMs) })
+  metrics.start()
+  await time.advance(1000)
+  await metrics.fresh(null, { agents: false }) // the `list` table
+  await time.advance(3000)
+  assert.deepEqual(readsOf(100), [1000, 2000, 3000, 4000], 'the daemon samples at the full rate')
+  assert.deepEqual([...sent.values()], [[30000], [30000], [30000]], 'no agent woken up: at the full rate each wakes its process 100 times a second')
+  assert.equal(metrics.stats().agentIntervalMs, 30000)
+  await metrics.fresh([1]) // `show` of one process
+  assert.deepEqual([...sent.values()], [[30000], [30000, 1000], [30000]])
+  await time.advance(11000)
+  assert.deepEqual([...sent.values()], [[30000], [30000, 1000, 30000], [30000]], 'slow again when the lease ends')
+  await metrics.fresh(null, { agents: false })
+  assert.deepEqual(sent.get(1), [30000, 1000, 30000], 'a later table does not bring the shown one back')
+  await metrics.fresh() // `jlist`: every agent's figures
+  assert.deepEqual([...sent.values()].map((s) => s.at(-1)), [1000, 1000, 1000])
+  await time.advance(11000)
+  assert.deepEqual([...sent.values()].map((s) => s.at(-1)), [30000, 30000, 30000])
 })
 
 test('reads go at most 8 at a time, however many processes', async () => {

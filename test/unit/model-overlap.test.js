@@ -178,6 +178,22 @@ test('wait_ready and no \'ready\' message: online at listen_timeout with a warni
   assert.match(warnings[0].warning, /api\[0\].*sent no 'ready' message within listen_timeout \(50 ms\)/)
 })
 
+test('a process whose entry has not run at listen_timeout is online with a warning, not stopped nor restarted (as PM2)', async () => {
+  const { sup, fake } = setup({ boots: false })
+  const warnings = []
+  sup.on('status', (s) => { if (s.warning) warnings.push(s) })
+  const [result] = await sup.start([fakeSpec('slow', { listenTimeout: 50 })])
+  assert.deepEqual(result.failures, [])
+  assert.deepEqual(statuses(sup), ['slow[0]:online'])
+  assert.equal(fake.launched.length, 1)
+  assert.equal(fake.live().length, 1)
+  assert.equal(sup.list()[0].restarts, 0)
+  assert.equal(warnings.length, 1)
+  assert.equal(warnings[0].warningKind, 'slow_start')
+  assert.match(warnings[0].warning, /slow\[0\].*had not run its entry \(its first turn\) within listen_timeout \(50 ms\) but is running/)
+  await sup.stop('slow')
+})
+
 test('delete, stop, start of one app sent together: the start, sent last, wins (seed 735790577: the stop used to overtake it)', async () => {
   const { sup } = setup()
   await sup.start([fakeSpec('job')])

@@ -30,11 +30,12 @@ async function start (ctx) {
   await withAppSettings(specs, io.paths().home)
 
   const client = await ctx.connect()
-  const startedAt = Date.now()
   const outcome = await send(client, { names, specs, fromScript, opts, io })
   if (!outcome) return
-  const { failures, finished } = outcome
-  await printReadyWarnings(client, specs.filter((s) => s.waitReady), startedAt, io.stderr)
+  const { failures, finished, warnings } = outcome
+  // processes taken as online at listen_timeout (wait_ready without 'ready', or still booting;
+  // daemon/model/wait-ready.js): the journal has them too (`xpm why`)
+  printWarnings(warnings, io.stderr)
   if (opts.json) io.printJson(await client.request('list'))
   else {
     if (finished.length) io.say(`[xpm] finished with exit code 0 before it was ready (autorestart off): id ${finished.join(', ')}\n`)
@@ -78,14 +79,19 @@ async function gather (targets, opts, scriptArgs, io) {
   return { specs, names, fromScript, scripts }
 }
 
-// startTarget for the names, start for the specs, side by side: { failures, finished }, or null
+// startTarget for the names, start for the specs, side by side: { failures, finished, warnings }, or null
 // when the CLI stopped waiting (the daemon keeps working).
 async function send (client, { names, specs, fromScript, opts, io }) {
   const { longRequest, progressPrinter, printStillWorking, StillWorking } = require('../long-request')
   const { expandTargets, wire } = require('../targets')
-  const onProgress = progressPrinter({ json: opts.json || io.output.silent, stream: io.stdout })
+  const printProgress = progressPrinter({ json: opts.json || io.output.silent, stream: io.stdout })
   const failures = []
   const finished = []
+  const warnings = []
+  const onProgress = (p) => {
+    if (p.type === 'online' && typeof p.warning === 'string') warnings.push(p.warning)
+    printProgress(p)
+  }
   try {
     const jobs = []
     if (names.length) {
@@ -110,7 +116,7 @@ async function send (client, { names, specs, fromScript, opts, io }) {
     printStillWorking([...names, ...specs.map((s) => s.name)], err, io.stderr)
     return null
   }
-  return { failures, finished }
+  return { failures, finished, warnings }
 }
 
 // The error a start with failures ends with, after the first one's last stderr lines, a line for
@@ -153,15 +159,13 @@ async function withAppSettings (specs, home) {
   for (const spec of specs) Object.assign(spec.env, store.appEnv(conf, spec.name))
 }
 
-// wait_ready apps that went online at listen_timeout without a 'ready' message (as PM2 lets
-// them): the journal has a warning for each such process; said on stderr.
-async function printReadyWarnings (client, specs, since, stderr) {
-  for (const spec of specs) {
-    const { entries } = await client.request('why', { target: spec.name, limit: 50 }).catch(() => ({ entries: [] }))
-    for (const e of entries.filter((x) => x.event === 'warning' && x.at >= since - 1000).reverse()) {
-      stderr.write(`[xpm] warning: ${e.cause.detail}\n`)
-    }
-  }
+// A few in full, then how many more: a start of 1,000 processes on a saturated machine may
+// take them all as online at listen_timeout.
+const WARNINGS_SHOWN = 5
+function printWarnings (warnings, stderr) {
+  for (const warning of warnings.slice(0, WARNINGS_SHOWN)) stderr.write(`[xpm] warning: ${warning}\n`)
+  const more = warnings.length - WARNINGS_SHOWN
+  if (more > 0) stderr.write(`[xpm] warning: ${more} more process(es) taken as online at listen_timeout the same way (\`xpm why <app>\`)\n`)
 }
 
 // PM2's flags as xpm reads them (lib/cli/pm2-flags.js), with their notices on stderr.
