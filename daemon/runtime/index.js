@@ -14,7 +14,8 @@ async function runForeground ({ specs, style, metricsAddress = null, delaySecond
   // starts (the daemon's own XPM_METRICS endpoint only logs such a failure).
   const { openEndpoint } = require('../prometheus')
   const endpoint = metricsAddress ? await openEndpoint(metricsAddress) : null
-  const logger = require('../logger').createLogger({ destination: process.stderr })
+  const pino = require('pino')
+  const logger = require('../logger').createLogger({ destination: pino.destination({ fd: 2, sync: true }) })
   if (initWarning) logger.warn({ event: 'pid1-without-init' }, initWarning)
   if (endpoint) logger.info({ event: 'metrics-endpoint', url: endpoint.url }, `metrics and probes on ${endpoint.url}/metrics, /livez, /readyz`)
   let supervisor = null
