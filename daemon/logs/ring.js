@@ -12,6 +12,7 @@ const MAX_LINES = 1000
 const MAX_BYTES = 256 * 1024 // per file
 const TOTAL_BYTES = 16 * 1024 * 1024 // all files of the daemon together
 const RECORD_OVERHEAD = 160
+const FIRST_CAPACITY = 16 // slots a ring starts with; it doubles up to maxLines as lines come
 
 class RingBudget {
   constructor (total = TOTAL_BYTES) {
@@ -61,7 +62,9 @@ class Ring {
   constructor ({ maxLines = MAX_LINES, maxBytes = MAX_BYTES, budget = shared } = {}) {
     this.maxLines = maxLines
     this.maxBytes = maxBytes
-    this.items = new Array(maxLines)
+    // Grown on demand: an idle app's rings (two a process) hold no line, and 1,000 slots
+    // allocated up front cost 8 KB each (1.6 MB of the daemon's heap with 100 apps).
+    this.items = []
     this.head = 0
     this.length = 0
     this.account = { bytes: 0 } // shared with the budget's finalizer, which outlives the ring
@@ -75,7 +78,8 @@ class Ring {
 
   push (record) {
     if (this.length === this.maxLines) this.shift()
-    this.items[(this.head + this.length) % this.maxLines] = record
+    else if (this.length === this.items.length) this.grow()
+    this.items[(this.head + this.length) % this.items.length] = record
     this.length++
     this.charge(cost(record))
     this.trim(this.maxBytes, 1)
@@ -91,6 +95,14 @@ class Ring {
     while (this.bytes > bytes && this.length > keep) this.shift()
   }
 
+  // Full at its current capacity: the same lines, oldest first, in an array twice as long.
+  grow () {
+    const items = this.toArray()
+    items.length = Math.min(this.maxLines, Math.max(FIRST_CAPACITY, this.items.length * 2))
+    this.items = items
+    this.head = 0
+  }
+
   charge (bytes) {
     this.account.bytes += bytes
     if (this.budget) this.budget.bytes += bytes
@@ -99,7 +111,7 @@ class Ring {
   shift () {
     const record = this.items[this.head]
     this.items[this.head] = undefined
-    this.head = (this.head + 1) % this.maxLines
+    this.head = (this.head + 1) % this.items.length
     this.length--
     this.charge(-cost(record))
   }
@@ -110,12 +122,12 @@ class Ring {
 
   toArray () {
     const out = new Array(this.length)
-    for (let i = 0; i < this.length; i++) out[i] = this.items[(this.head + i) % this.maxLines]
+    for (let i = 0; i < this.length; i++) out[i] = this.items[(this.head + i) % this.items.length]
     return out
   }
 
   clear () {
-    this.items = new Array(this.maxLines)
+    this.items = []
     this.head = 0
     this.length = 0
     this.charge(-this.bytes)

@@ -33,3 +33,23 @@ test('all rings together stay within the shared budget: each gives back down to 
   assert.equal(budget.bytes, before - 2 * (40 + RECORD_OVERHEAD))
   assert.equal(budget.rings.size, 4)
 })
+
+test('a ring grows its slots as lines come (an idle process holds none), keeping order across the wrap and the growth', () => {
+  const ring = new Ring({ maxLines: 40, maxBytes: 1e9, budget: null })
+  assert.equal(ring.items.length, 0)
+  const expected = []
+  for (let i = 0; i < 100; i++) {
+    ring.push(line(10, i))
+    expected.push(i)
+    if (expected.length > 40) expected.shift()
+    // bytes-trim from the head before the ring is full, so the growth starts from a moved head
+    if (i === 20) { ring.trim(ring.bytes - 3 * (10 + RECORD_OVERHEAD), 0); expected.splice(0, 3) }
+    assert.deepEqual(ring.toArray().map((r) => r.seq), expected)
+    assert.equal(ring.first().seq, expected[0])
+  }
+  assert.equal(ring.items.length, 40)
+  ring.clear()
+  assert.equal(ring.items.length, 0)
+  ring.push(line(10, 'again'))
+  assert.deepEqual(ring.toArray().map((r) => r.seq), ['again'])
+})
