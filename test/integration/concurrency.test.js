@@ -43,7 +43,11 @@ const REGRESSION_SEEDS = [
   // delete, start, stop of one app in one batch: the stop resolved to the app being deleted and
   // failed "not found" (fixed: a command naming an app being deleted waits for the delete and
   // applies to the app started anew, daemon/supervisor.js eachApp)
-  663823156
+  663823156,
+  // scale, delete of one app in one batch: the scale, queued first, started only after the delete
+  // was recorded and failed "not found" instead of being cancelled by it (once on Node 22; fixed:
+  // an operation queued before a delete reports XPM_ERR_CANCELLED, daemon/model/app.js run)
+  1945458249
 ]
 
 const RANDOM_RUNS = Number(process.env.XPM_TEST_SEED_RUNS || 3)
