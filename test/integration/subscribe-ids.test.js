@@ -9,9 +9,8 @@ const { createHome, waitFor, fixture } = require('../helpers/xpm')
 const { connectOnce } = require('../../lib/cli/client')
 const { homePaths } = require('../../lib/shared/paths')
 
-const FIELDS = ['id', 'name', 'status', 'pid', 'cpu', 'memory', 'metrics.heapUsed']
-
-test('subscribe with ids: full rows for those, summary rows for the others; watch moves the full rows and sends their history', async (t) => {
+// Apps a, b and c online and sampled once, and a client on the daemon's socket.
+async function threeAppsAndAClient (t) {
   const h = createHome(t)
   for (const name of ['a', 'b', 'c']) {
     const res = await h.run(['start', fixture('idle.js'), '--name', name])
@@ -20,6 +19,13 @@ test('subscribe with ids: full rows for those, summary rows for the others; watc
   await waitFor(async () => (await h.jlist()).filter((p) => p.status === 'online' && p.memory > 0).length === 3, { timeout: 20000, message: 'three processes online and sampled' })
   const client = await connectOnce(homePaths(h.home).socket)
   t.after(() => client.close())
+  return { h, client }
+}
+
+const FIELDS = ['id', 'name', 'status', 'pid', 'cpu', 'memory', 'metrics.heapUsed']
+
+test('subscribe with ids: full rows for those, summary rows for the others; watch moves the full rows and sends their history', async (t) => {
+  const { client } = await threeAppsAndAClient(t)
   const pushes = []
   client.on('event', ({ event, data }) => { if (event === 'processes') pushes.push(data) })
 
@@ -54,14 +60,7 @@ test('subscribe with ids: full rows for those, summary rows for the others; watc
 })
 
 test('subscribe with changes: after each round the watched row, the others only when they change (a stop, a delete)', async (t) => {
-  const h = createHome(t)
-  for (const name of ['a', 'b', 'c']) {
-    const res = await h.run(['start', fixture('idle.js'), '--name', name])
-    assert.equal(res.code, 0, res.stderr)
-  }
-  await waitFor(async () => (await h.jlist()).filter((p) => p.status === 'online' && p.memory > 0).length === 3, { timeout: 20000, message: 'three processes online and sampled' })
-  const client = await connectOnce(homePaths(h.home).socket)
-  t.after(() => client.close())
+  const { h, client } = await threeAppsAndAClient(t)
   const pushes = []
   client.on('event', ({ event, data }) => {
     assert.notEqual(event, 'processes', 'no whole lists with changes: true')
