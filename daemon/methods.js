@@ -41,7 +41,9 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
   // lifecycle commands admit themselves inside their check, in parallel with earlier commands
   const command = (fn) => saved((params, conn) => fn(ctx, params, conn))
   const changing = (fn) => saved(async (params, conn) => { await admit(); return fn(params, conn) })
-  const changingInTurn = (fn) => changing((params, conn) => inTurn(conn, null, () => fn(params, conn)))
+  // admitted inside the turn's check, so a command takes its place in the connection's order at
+  // once: a delete sent after it must not be handed to the model first (concurrency seed 1945458249)
+  const changingInTurn = (fn) => saved((params, conn) => inTurn(conn, () => admit(), () => fn(params, conn)))
   const saving = persistence?.methods
 
   const table = {

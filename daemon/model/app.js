@@ -1,6 +1,6 @@
 'use strict'
 
-const { notFound, cancelledByDelete } = require('./app-errors')
+const { XpmError } = require('../../lib/shared/errors')
 const { OpLane } = require('./op-lane')
 const { Instance } = require('./instance')
 const { reloadInstances } = require('./reload')
@@ -73,11 +73,8 @@ class App {
   // `xpm kill`, a policy restart): only stops and deletes still run then.
   run (kind, fn, options) {
     if (this.context.closing?.() && !TAKE_DOWN.has(kind)) return Promise.reject(shuttingDown())
-    // An operation queued before a delete that reaches it before the lane's cancel did (the
-    // delete is recorded at once) was cancelled by that delete, as the overlap rules say.
-    const queuedBeforeDelete = !this.deleted && !TAKE_DOWN.has(kind)
     return this.lane.run(kind, async (signal) => {
-      if (this.deleted) throw queuedBeforeDelete ? cancelledByDelete(this.name, kind) : notFound(this.name)
+      if (this.deleted) throw notFound(this.name)
       if (this.context.closing?.() && !TAKE_DOWN.has(kind)) throw shuttingDown()
       return fn(signal)
     }, options)
@@ -294,5 +291,9 @@ class App {
 }
 
 const TAKE_DOWN = new Set(['stop', 'delete', 'kill'])
+
+function notFound (name) {
+  return new XpmError('XPM_ERR_APP_NOT_FOUND', `No app "${name}" (it was deleted)`, { details: { target: name } })
+}
 
 module.exports = { App, notFound }
