@@ -40,7 +40,7 @@ async function webAsApp (ctx, opts, options, home) {
   if (options.readOnly) scriptArgs.push('--read-only')
   for (const h of options.allowedHosts) scriptArgs.push('--allowed-host', h)
   const { resolveStart } = require('../../shared/config')
-  const resolved = await resolveStart({ target: path.join(__dirname, '..', 'web', 'serve.js'), flags: { name }, scriptArgs, cwd: home, env: ctx.io.env })
+  const resolved = await resolveStart({ target: path.join(__dirname, '..', 'web', 'serve.js'), flags: { name, waitReady: true }, scriptArgs, cwd: home, env: ctx.io.env })
   const { longRequest } = require('../long-request')
   // a script, as `xpm start serve.js`: a dashboard already running is left as it is
   const [result] = await longRequest(ctx.client, 'start', { specs: resolved.specs, fromScript: [name] })

@@ -6,7 +6,7 @@
 const { WebServer } = require('./server')
 const { isLoopback } = require('./security')
 
-async function runWeb ({ options, token, home, stdout = process.stdout, stderr = process.stderr, connect }) {
+async function runWeb ({ options, token, home, stdout = process.stdout, stderr = process.stderr, connect, onListening = () => {} }) {
   const { connect: connectDaemon } = require('../client')
   const server = new WebServer({
     ...options,
@@ -14,6 +14,7 @@ async function runWeb ({ options, token, home, stdout = process.stdout, stderr =
     connect: connect || (() => connectDaemon({ home, autoStart: false }))
   })
   await server.listen()
+  onListening()
   if (!isLoopback(options.host)) {
     stderr.write(`[xpm] warning: xpm web listens on ${options.host}, not only on this machine: anyone who can reach port ${server.port} and has the token can ${options.readOnly ? 'see your apps' : 'restart and stop your apps'}. Prefer the default (127.0.0.1) and an SSH tunnel (docs/web.md)${options.readOnly ? '' : ', or add --read-only'}.\n`)
   }

@@ -24,7 +24,8 @@ async function main () {
   const token = (await readPrivateFile(values['token-file'])).trim()
   if (token.length < 16) throw new Error(`${values['token-file']} holds no token`)
   const { runWeb } = require('./index')
-  process.exitCode = await runWeb({ options, token, home: values.home })
+  // started with wait_ready (commands/web.js): online, and `xpm web --daemon` done, once it listens
+  process.exitCode = await runWeb({ options, token, home: values.home, onListening: () => process.send?.('ready') })
 }
 
 main().catch((err) => {
