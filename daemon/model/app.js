@@ -150,7 +150,8 @@ class App {
           signal.throwIfAborted()
           for (const i of this.instances) i.noteRestart('restart')
         }
-        const { removed } = this.applySpec(spec)
+        const { added, removed } = this.applySpec(spec)
+        if (!instances) this.want(added, true) // the start wants the whole app up, new slots too
         await this.retire(removed)
         signal.throwIfAborted()
       }

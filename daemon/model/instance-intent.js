@@ -17,10 +17,21 @@ function setIntent (inst, { wanted = inst.wanted, removing = inst.removing, by =
   } else if (by !== 'finished') {
     clearTimeout(inst.restartTimer)
     inst.restartTimer = null
-    inst.intentController.abort(new XpmError('XPM_ERR_CANCELLED', `${inst.label} was ${by === 'delete' ? 'deleted' : 'stopped'} meanwhile`,
-      { details: { app: inst.name, instance: inst.index, id: inst.id, cancelledBy: by, intent: true } }))
+    inst.intentController.abort(notWanted(inst, `was ${by === 'delete' ? 'deleted' : 'stopped'} meanwhile`, by))
   }
   inst.emit('intent', { id: inst.id, name: inst.name, instance: inst.index, wanted })
 }
 
-module.exports = { setIntent }
+// The signal of work bringing a slot up: aborted the moment it stops being wanted, and from the
+// start for a slot the intent does not want up (a slot a scale or a new spec added while the app
+// was stopped): no process is ever launched for it.
+function intentSignalOf (inst) {
+  if (inst.wanted || inst.intentController.signal.aborted) return inst.intentController.signal
+  return AbortSignal.abort(notWanted(inst, 'is not wanted up', 'intent'))
+}
+
+function notWanted (inst, what, by) {
+  return new XpmError('XPM_ERR_CANCELLED', `${inst.label} ${what}`, { details: { app: inst.name, instance: inst.index, id: inst.id, cancelledBy: by, intent: true } })
+}
+
+module.exports = { setIntent, intentSignalOf }

@@ -7,7 +7,7 @@ const { needsAgentProbes } = require('./probe-target')
 const { abortable } = require('../../lib/shared/abortable')
 const { instanceEnv } = require('../../lib/shared/config/instance-env')
 const { SPEC_DEFAULTS } = require('../../lib/shared/config/spec-defaults')
-const { setIntent } = require('./instance-intent')
+const { setIntent, intentSignalOf } = require('./instance-intent')
 const { exitEvent } = require('./instance-exit')
 const { readinessOf } = require('./instance-readiness')
 const { replaceProcess } = require('./instance-replace')
@@ -64,7 +64,7 @@ class Instance {
     this.intentController = new AbortController()
   }
 
-  get intentSignal () { return this.intentController.signal }
+  get intentSignal () { return intentSignalOf(this) }
 
   setIntent (change) { setIntent(this, change) } // model/instance-intent.js
 

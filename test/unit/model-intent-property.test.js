@@ -99,7 +99,9 @@ async function run (commands) {
 // operation (a `-f` adding an instance) went on in a daemon that had crashed.
 const REGRESSIONS = [
   [{ op: 'start', name: 'a', instances: 1, force: false }, { op: 'daemonCrash' }],
-  [{ op: 'start', name: 'b', instances: 1, force: false }, { op: 'settle' }, { op: 'start', name: 'b', instances: 2, force: true }, { op: 'daemonCrash' }]
+  [{ op: 'start', name: 'b', instances: 1, force: false }, { op: 'settle' }, { op: 'start', name: 'b', instances: 2, force: true }, { op: 'daemonCrash' }],
+  // seed 1358503495 (CI, Node 24)
+  [{ op: 'start', name: 'a', instances: 3, force: false }, { op: 'start', name: 'b', instances: 3, force: false }, { op: 'start', name: 'b', instances: 1, force: false }, { op: 'start', name: 'b', instances: 2, force: false }, { op: 'stop', target: '5' }]
 ]
 
 for (const [n, commands] of REGRESSIONS.entries()) {
