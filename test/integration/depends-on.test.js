@@ -7,7 +7,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { createHome, freePort, httpGet } = require('../helpers/xpm')
+const { createHome, freePort, httpGet, waitFor } = require('../helpers/xpm')
 
 // Every app appends what happens to it to EVENTS, with a timestamp.
 const LOG = `
@@ -71,6 +71,8 @@ test('depends_on: the migration job exits 0 first, then the API starts, then the
   const res = await h.run(['start', 'ecosystem.config.js'], { cwd: dir })
   assert.equal(res.code, 0, res.stderr + res.stdout)
   const lines = () => fs.readFileSync(events, 'utf8').trim().split('\n').map((l) => l.split(' ').slice(1).join(' '))
+  // web is online once its entry has run; it notes its start when the API has answered
+  await waitFor(() => lines().length >= 5)
   assert.deepEqual(lines(), ['db-migrate start', 'db-migrate done', 'api start', 'api start', 'web start (api answered 200)'])
   const list = await h.jlist()
   assert.deepEqual(list.map((p) => [p.name, p.status]).sort(), [['api', 'online'], ['api', 'online'], ['db-migrate', 'stopped'], ['web', 'online']])
