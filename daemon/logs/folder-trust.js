@@ -3,12 +3,15 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { folderProblem } = require('../../lib/shared/safe-fs')
+const { readPrivateGroup } = require('../../lib/shared/private-group')
 
 // rotating-file-stream opens, renames and creates log files by name, following symbolic links.
 // That is safe only where nobody but the daemon's user (or root) can add a name: then nobody can
 // plant a link or a file where a log or one of its rotated copies will be. So before a log file
 // is opened, and again before each rotation, its folder and every folder above it pass the rule
-// XPM_HOME passes (lib/shared/safe-fs.js): owned by root or the daemon's user, writable by nobody else.
+// XPM_HOME passes (lib/shared/safe-fs.js): owned by root or the daemon's user, writable by nobody else
+// (a group-writable folder whose group is the user's private group is writable by the user alone:
+// Ubuntu's umask 002 makes 0775 folders for a group of one, and PM2 users log there).
 // Folders above may be sticky and shared (/tmp); the log's own folder may not, since in a sticky
 // folder anyone can still create a new name (a link where the next rotated file will go).
 // Both the path as written and the real path are walked: a link on the way is only as safe as
@@ -43,19 +46,21 @@ function createFolderTrust ({ fsp = fs.promises, me = uid(), now = Date.now, mem
   }
 }
 
-async function trustLogFolder (file, { fsp = fs.promises, me = uid() } = {}) {
+async function trustLogFolder (file, { fsp = fs.promises, me = uid(), privateGid } = {}) {
   const dir = path.dirname(path.resolve(file))
   if (me === null) return dir // no owners to compare (Windows)
+  // read at each walk, not once: a member added to the group later makes it shared
+  if (privateGid === undefined) privateGid = me === uid() ? await readPrivateGroup({ fsp }) : null
   let existing = dir
   while (!(await isPresent(fsp, existing))) {
     const up = path.dirname(existing)
     if (up === existing) break
     existing = up
   }
-  await checkChain(fsp, existing, me, file)
+  await checkChain(fsp, existing, me, file, privateGid)
   if (existing !== dir) {
     await fsp.mkdir(dir, { recursive: true, mode: 0o755 })
-    await checkChain(fsp, dir, me, file)
+    await checkChain(fsp, dir, me, file, privateGid)
   }
   return dir
 }
@@ -72,7 +77,7 @@ async function isPresent (fsp, p) {
 
 // The folder itself (strict), then each folder above it (sticky allowed): along its real path
 // first (a refusal names the real folder), then along the path as written.
-async function checkChain (fsp, dir, me, file) {
+async function checkChain (fsp, dir, me, file, privateGid) {
   const real = await fsp.realpath(dir)
   const seen = new Set()
   for (const start of real === dir ? [dir] : [real, dir]) {
@@ -82,7 +87,7 @@ async function checkChain (fsp, dir, me, file) {
       if (!seen.has(key)) {
         seen.add(key)
         const st = await fsp.stat(p)
-        const problem = folderProblem(st, me, { sticky: !own })
+        const problem = folderProblem(st, me, { sticky: !own, privateGid })
         if (problem) throw refused(file, p, problem, { own, mine: st.uid === me && !(st.mode & 0o1000) })
       }
       const up = path.dirname(p)

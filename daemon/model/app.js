@@ -49,15 +49,14 @@ class App {
   }
 
   // A command was accepted: record what it asks for, at once (the state keeper saves it before
-  // the command is acknowledged; docs/architecture.md, "Intent").
+  // the command is acknowledged; docs/architecture.md, "Intent"). An instance being removed (its
+  // delete or scale-down accepted) is never wanted up again.
   want (instances, wanted, { by = wanted ? 'start' : 'stop', removing = false } = {}) {
-    for (const inst of instances) inst.setIntent({ wanted, removing: removing || inst.removing, by })
+    for (const inst of instances) if (!(wanted && inst.removing)) inst.setIntent({ wanted, removing: removing || inst.removing, by })
     this.emit('intent', { app: this.name })
   }
 
-  emit (event, data) {
-    this.context.events.emit(event, data)
-  }
+  emit (event, data) { this.context.events.emit(event, data) }
 
   get launcher () {
     return this.context.launcherFor(this.spec)
@@ -164,13 +163,13 @@ class App {
     })
   }
 
-  // `xpm start app.js -f` next to a running app.js: another copy (app-scale.js).
-  addCopy (spec, options) {
+  addCopy (spec, options) { // `xpm start app.js -f` next to a running app.js (app-scale.js)
     return addCopy(this, spec, options)
   }
 
   // PM2's smart start of a name or id: what runs restarts, what is stopped starts.
   startOrRestart (instances = this.kept, { onProgress = null } = {}) {
+    instances = instances.filter((i) => !i.removing)
     this.want(instances, true)
     return this.run('restart', async (signal) => {
       const alreadyOnline = instances.filter((i) => i.pid).map((i) => i.id)
@@ -217,7 +216,8 @@ class App {
   // A restart of a stopped instance starts it (as PM2's): the targets are wanted up.
   restart (instances = this.kept, { reason = 'manual', onProgress = null, spec = null } = {}) {
     if (spec) this.desiredSpec = spec
-    this.want(instances.filter((i) => !i.removing), true)
+    instances = instances.filter((i) => !i.removing)
+    this.want(instances, true)
     return this.run('restart', async (signal) => {
       let added = []
       if (spec) {

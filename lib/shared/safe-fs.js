@@ -81,10 +81,13 @@ function ensureSafeHome (home, { create = true, tighten = false } = {}) {
 // by root or by `me`, and writable by nobody else; with `sticky`, a sticky folder writable by all
 // (/tmp) passes too (nobody can remove or rename what is not theirs there, but anyone can add).
 // Returns why it fails, or null. Shared by XPM_HOME's ancestors and log folders (daemon/logs/).
-function folderProblem (st, me, { sticky = false } = {}) {
+// privateGid: the user's private group (lib/shared/private-group.js), whose write bit is the
+// user's own; null when there is none.
+function folderProblem (st, me, { sticky = false, privateGid = null } = {}) {
   if (!st.isDirectory()) return 'is not a directory'
   if (st.uid !== 0 && st.uid !== me) return `is owned by uid ${st.uid}, neither root nor you (uid ${me})`
-  if ((st.mode & GROUP_OR_OTHER_WRITE) && !(sticky && (st.mode & STICKY))) {
+  const writers = privateGid !== null && st.gid === privateGid ? 0o002 : GROUP_OR_OTHER_WRITE
+  if ((st.mode & writers) && !(sticky && (st.mode & STICKY))) {
     return `is writable by ${who(st.mode)} (mode ${octal(st.mode)})${sticky ? ' and not sticky' : ''}`
   }
   return null

@@ -168,8 +168,9 @@ function judgeBatch (batch, outcomes, model, { killBatch }) {
         else if (!/cancelled by (stop|delete)/.test(out.message)) problems.push(`${why} (the message should name what cancelled it)`)
         else if (['stop', 'delete'].includes(cmd.op)) problems.push(`${why} (stop and delete are never cancelled)`)
       } else if (out.code === 'XPM_ERR_APP_NOT_FOUND') {
-        // a stopOne's instance may have been scaled away or deleted by an earlier command of the batch
-        if (st.exists === 'yes' && !(cmd.op === 'stopOne' && batch.slice(0, n).some((c) => c.app === cmd.app && ['scale', 'delete'].includes(c.op)))) problems.push(`${why} (${cmd.app} exists at that point of the schedule)`)
+        // a stopOne's instance may have been scaled away or deleted by an earlier command of the
+        // batch, or by a start that brought the app back to its spec's count (seed 552765370)
+        if (st.exists === 'yes' && !(cmd.op === 'stopOne' && batch.slice(0, n).some((c) => c.app === cmd.app && ['scale', 'delete', 'start'].includes(c.op)))) problems.push(`${why} (${cmd.app} exists at that point of the schedule)`)
       } else if (out.code === 'XPM_ERR_BAD_ARGUMENT') {
         if (cmd.op !== 'scale') problems.push(why)
       } else {

@@ -55,6 +55,22 @@ test('a log in a folder others can write is refused, naming the folder and the f
   assert.equal(fs.existsSync(path.join(shared, 'new')), false)
 })
 
+test('a group-writable folder (0775) passes when its group is the user\'s private group, not otherwise', async (t) => {
+  const dir = tmpDir(t)
+  const project = path.join(dir, 'project')
+  fs.mkdirSync(project)
+  fs.chmodSync(project, 0o775) // Ubuntu's umask 002
+  const gid = fs.statSync(project).gid
+  await trustLogFolder(path.join(project, 'logs', 'app.log'), { privateGid: gid })
+  assert.equal(fs.existsSync(path.join(project, 'logs')), true)
+  await trustLogFolder(path.join(project, 'app.log'), { privateGid: gid })
+  await assert.rejects(trustLogFolder(path.join(project, 'app.log'), { privateGid: null }), { code: 'EUNSAFE', message: /is writable by its group \(mode 0775\)/ })
+  await assert.rejects(trustLogFolder(path.join(project, 'app.log'), { privateGid: gid + 1 }), { code: 'EUNSAFE' })
+  // the private group's write bit never excuses every user's
+  fs.chmodSync(project, 0o777)
+  await assert.rejects(trustLogFolder(path.join(project, 'app.log'), { privateGid: gid }), { code: 'EUNSAFE', message: /every user/ })
+})
+
 test('a link on the way is only as safe as where it points: the real folder is checked too', async (t) => {
   const dir = tmpDir(t)
   const shared = path.join(dir, 'shared')

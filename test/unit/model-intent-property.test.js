@@ -101,7 +101,9 @@ const REGRESSIONS = [
   [{ op: 'start', name: 'a', instances: 1, force: false }, { op: 'daemonCrash' }],
   [{ op: 'start', name: 'b', instances: 1, force: false }, { op: 'settle' }, { op: 'start', name: 'b', instances: 2, force: true }, { op: 'daemonCrash' }],
   // seed 1358503495 (CI, Node 24)
-  [{ op: 'start', name: 'a', instances: 3, force: false }, { op: 'start', name: 'b', instances: 3, force: false }, { op: 'start', name: 'b', instances: 1, force: false }, { op: 'start', name: 'b', instances: 2, force: false }, { op: 'stop', target: '5' }]
+  [{ op: 'start', name: 'a', instances: 3, force: false }, { op: 'start', name: 'b', instances: 3, force: false }, { op: 'start', name: 'b', instances: 1, force: false }, { op: 'start', name: 'b', instances: 2, force: false }, { op: 'stop', target: '5' }],
+  // seed 1782332568 (CI, Node 22)
+  [{ op: 'start', name: 'a', instances: 1, force: false }, { op: 'start', name: 'b', instances: 3, force: false }, { op: 'crash', nth: 0 }, { op: 'delete', target: '3' }, { op: 'startTarget', target: 'b' }, { op: 'scale', name: 'a', to: 1 }]
 ]
 
 for (const [n, commands] of REGRESSIONS.entries()) {
