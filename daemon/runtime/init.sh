@@ -25,6 +25,17 @@ trap 'forward QUIT' QUIT
 trap 'forward USR1' USR1
 trap 'forward USR2' USR2
 
+# Asked to stop before anything ran: nothing to stop, and a signal sent to the runtime now could
+# reach its forked shell before the exec, whose traps are being reset, and be lost (CI saw the
+# runtime run on). Exit as a process ended by that signal would.
+case $sig in
+  TERM) exit 143 ;;
+  INT) exit 130 ;;
+  HUP) exit 129 ;;
+  QUIT) exit 131 ;;
+esac
+sig= # USR1, USR2 for a runtime not yet started: nobody to tell
+
 "$@" &
 child=$!
 # A signal that came before $! was known: forward it now.
