@@ -14,7 +14,14 @@ sig=${sig-}
 child=
 forward () {
   sig=$1
-  [ -n "$child" ] && kill -s "$1" "$child" 2>/dev/null
+  [ -n "$child" ] || return 0
+  kill -s "$1" "$child" 2>/dev/null
+  # A runtime forked but not yet exec'd loses the signal (its copy of this shell is resetting the
+  # traps it inherited), and on a loaded machine that window lasts milliseconds: a stop signal is
+  # sent again a second later (the runtime stops once, whatever it is sent meanwhile).
+  case $1 in
+    TERM|INT) (sleep 1 && kill -s "$1" "$child" 2>/dev/null) & ;;
+  esac
 }
 # Set before the runtime starts, so no signal is lost; the runtime gets default dispositions
 # back when it execs (and Node resets them anyway).
@@ -39,7 +46,7 @@ sig= # USR1, USR2 for a runtime not yet started: nobody to tell
 "$@" &
 child=$!
 # A signal that came before $! was known: forward it now.
-[ -n "$sig" ] && kill -s "$sig" "$child" 2>/dev/null
+[ -n "$sig" ] && forward "$sig"
 
 # `wait` returns early (status > 128) when a trapped signal arrives; then wait again. A wait for
 # a job already reported answers 127: the status before it was the runtime's own.

@@ -39,7 +39,9 @@ function createHome (t, { inProcess = false } = {}) {
 
   const cleanup = async () => {
     const pid = daemonPid()
-    if (pid && isAlive(pid)) {
+    // the pid file of a daemon in a PID namespace (xpm-runtime as PID 1) holds its number there:
+    // only a process started with this home is ever signalled
+    if (pid && isAlive(pid) && hasHome(pid, home)) {
       try { for (const p of await jlist()) if (p.pid) seenPids.add(p.pid) } catch {}
       try { process.kill(pid, 'SIGTERM') } catch {}
       await waitFor(() => !isAlive(pid), { timeout: 15000 }).catch(() => {})
@@ -66,6 +68,10 @@ function runXpm (args, { env = process.env, cwd = ROOT, timeout = 60000, input }
 }
 
 // Processes whose environment names this XPM_HOME (Linux /proc; elsewhere none are found).
+function hasHome (pid, home) {
+  try { return fs.readFileSync(`/proc/${pid}/environ`, 'latin1').includes(`XPM_HOME=${home}\0`) } catch { return false }
+}
+
 function pidsWithHome (home) {
   const needle = `XPM_HOME=${home}\0`
   const found = []

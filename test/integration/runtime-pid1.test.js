@@ -72,8 +72,9 @@ test('xpm-runtime as PID 1 stops on a SIGTERM that comes in its first moments', 
   const init = await waitFor(() => { const pid = rt.init(); return pid && comm(pid) !== 'unshare' && pid }, { interval: 1, message: 'PID 1' })
   const seen = Date.now()
   await waitFor(() => catchesTerm(init) || Date.now() - seen > 5000, { interval: 1 })
+  const sent = { handler: catchesTerm(init), afterMs: Date.now() - seen, children: childrenOf(init).map((pid) => `${pid} ${cmdline(pid)}`) }
   process.kill(init, 'SIGTERM')
   const exit = await Promise.race([rt.exited, new Promise((resolve) => setTimeout(resolve, 20000, null).unref())])
-  assert.notEqual(exit, null, `the runtime ran on after an early SIGTERM: ${JSON.stringify(rt.out)}`)
+  assert.notEqual(exit, null, `the runtime ran on after an early SIGTERM (${JSON.stringify(sent)}): ${JSON.stringify(rt.out)}`)
   assert.ok([0, 143].includes(exit.code), JSON.stringify({ exit, ...rt.out }))
 })
