@@ -167,8 +167,9 @@ class Supervisor extends EventBus {
     try {
       if (app?.deleting && !app.deleted) return await this.deleteWaits.after(app, () => this.startOne(spec, { force, onProgress, fromScript, dependencies }))
       if (app?.deleted) app = null
-      // PM2's autostart: false registers the app, stopped; its force: true is `-f` for it alone
-      const only = spec.autostart === false ? { instances: [], dependencies: null } : { dependencies }
+      // PM2's autostart: false registers the app, stopped (an app that runs is started anew with
+      // it, as PM2 does: its instances stay wanted up); its force: true is `-f` for it alone
+      const only = spec.autostart === false && !app?.running ? { instances: [], dependencies: null } : { dependencies }
       if (!app) {
         app = this.addApp(spec)
         app.applySpec(spec)

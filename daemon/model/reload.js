@@ -19,7 +19,7 @@ async function reloadInstances (app, selected, { spec = null, reason = 'reload',
   if (spec) {
     const { added, removed } = app.applySpec(spec)
     fresh = added
-    await Promise.all(removed.map((i) => i.stop()))
+    await app.retire(removed) // stopped and unlisted, as a scale-down's
     signal.throwIfAborted()
   }
   const overlap = app.launcher.replacesInPlace

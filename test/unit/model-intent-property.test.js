@@ -16,11 +16,18 @@ const { fakeLauncher, fakeSpec } = require('../helpers/fake-launcher')
 const { fc, fuzzOptions } = require('../helpers/fuzz')
 
 const NAMES = ['a', 'b']
-const spec = (name, instances) => fakeSpec(name, { instances, restartDelay: 0, expBackoffRestartDelay: 0, maxRestarts: 1000, killTimeout: 50 })
+const spec = (name, instances, extra = {}) => fakeSpec(name, { instances, restartDelay: 0, expBackoffRestartDelay: 0, maxRestarts: 1000, killTimeout: 50, ...extra })
+// 'c' only ever comes from a rename
+const target = fc.oneof(fc.constantFrom(...NAMES, 'c', 'all'), fc.integer({ min: 0, max: 6 }).map(String))
 
+// start: fromScript is `xpm start app.js` (refused next to a running app unless force: another
+// copy), autostart false registers the app stopped. reloadSpec/restartSpec: with a new spec (an
+// ecosystem file's, --update-env), which may change the count of instances.
 const command = fc.oneof(
-  fc.record({ op: fc.constant('start'), name: fc.constantFrom(...NAMES), instances: fc.integer({ min: 1, max: 3 }), force: fc.boolean() }),
-  fc.record({ op: fc.constantFrom('stop', 'restart', 'reload', 'delete', 'startTarget'), target: fc.oneof(fc.constantFrom(...NAMES, 'all'), fc.integer({ min: 0, max: 6 }).map(String)) }),
+  fc.record({ op: fc.constant('start'), name: fc.constantFrom(...NAMES), instances: fc.integer({ min: 1, max: 3 }), force: fc.boolean(), fromScript: fc.boolean(), autostart: fc.boolean() }, { requiredKeys: ['op', 'name', 'instances', 'force'] }),
+  fc.record({ op: fc.constantFrom('stop', 'restart', 'reload', 'delete', 'startTarget', 'reset'), target }),
+  fc.record({ op: fc.constantFrom('reloadSpec', 'restartSpec'), name: fc.constantFrom(...NAMES), instances: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({ op: fc.constant('rename'), target, to: fc.constantFrom(...NAMES, 'c') }),
   fc.record({ op: fc.constant('scale'), name: fc.constantFrom(...NAMES), to: fc.integer({ min: 1, max: 4 }) }),
   fc.record({ op: fc.constant('crash'), nth: fc.nat(20) }),
   fc.record({ op: fc.constant('settle') }),
@@ -35,7 +42,7 @@ async function settle (sup) {
   const deadline = Date.now() + 10000
   while (Date.now() < deadline) {
     await turn()
-    const busy = [...sup.apps.values()].some((app) => app.lane.busy || app.instances.some((i) => i.stopping || ['launching', 'stopping', 'waiting restart'].includes(i.status) || (i.wanted && i.status === 'stopped')))
+    const busy = [...sup.apps.values()].some((app) => app.lane.busy || app.instances.some((i) => i.stopping || ['launching', 'stopping', 'waiting restart'].includes(i.status)))
     if (!busy) return
     await new Promise((resolve) => setTimeout(resolve, 2))
   }
@@ -50,10 +57,14 @@ async function run (commands) {
   for (const c of commands) {
     try {
       switch (c.op) {
-        case 'start': send(sup.start([spec(c.name, c.instances)], { force: c.force })); break
+        case 'start': send(sup.start([spec(c.name, c.instances, c.autostart === false ? { autostart: false } : {})], { force: c.force, fromScript: c.fromScript ? [c.name] : [] })); break
         case 'stop': send(sup.stop(c.target)); break
         case 'restart': send(sup.restart(c.target)); break
         case 'reload': send(sup.reload(c.target)); break
+        case 'reloadSpec': send(sup.reload(c.name, { specs: [spec(c.name, c.instances)] })); break
+        case 'restartSpec': send(sup.restart(c.name, { specs: [spec(c.name, c.instances)] })); break
+        case 'rename': send(sup.rename(c.target, spec(c.to, 1))); break
+        case 'reset': sup.reset(c.target); break
         case 'delete': send(sup.delete(c.target)); break
         case 'startTarget': send(sup.startTarget(c.target)); break
         case 'scale': send(sup.scale(c.name, String(c.to))); break
@@ -103,7 +114,13 @@ const REGRESSIONS = [
   // seed 1358503495 (CI, Node 24)
   [{ op: 'start', name: 'a', instances: 3, force: false }, { op: 'start', name: 'b', instances: 3, force: false }, { op: 'start', name: 'b', instances: 1, force: false }, { op: 'start', name: 'b', instances: 2, force: false }, { op: 'stop', target: '5' }],
   // seed 1782332568 (CI, Node 22)
-  [{ op: 'start', name: 'a', instances: 1, force: false }, { op: 'start', name: 'b', instances: 3, force: false }, { op: 'crash', nth: 0 }, { op: 'delete', target: '3' }, { op: 'startTarget', target: 'b' }, { op: 'scale', name: 'a', to: 1 }]
+  [{ op: 'start', name: 'a', instances: 1, force: false }, { op: 'start', name: 'b', instances: 3, force: false }, { op: 'crash', nth: 0 }, { op: 'delete', target: '3' }, { op: 'startTarget', target: 'b' }, { op: 'scale', name: 'a', to: 1 }],
+  // seed 685524989: a reload with a spec of fewer instances stopped the ones it removed but left
+  // them listed, `removing`, for ever
+  [{ op: 'start', name: 'a', instances: 1, force: false }, { op: 'scale', name: 'a', to: 2 }, { op: 'reloadSpec', name: 'a', instances: 1 }],
+  // seed 685524989 (once 5 was fixed): a start with autostart: false of an app that runs stopped
+  // its processes, left them wanted up, and started none
+  [{ op: 'reloadSpec', name: 'b', instances: 1 }, { op: 'start', name: 'a', instances: 2, force: false, fromScript: true }, { op: 'start', name: 'a', instances: 2, force: true, fromScript: false, autostart: false }]
 ]
 
 for (const [n, commands] of REGRESSIONS.entries()) {
