@@ -120,7 +120,10 @@ const REGRESSIONS = [
   [{ op: 'start', name: 'a', instances: 1, force: false }, { op: 'scale', name: 'a', to: 2 }, { op: 'reloadSpec', name: 'a', instances: 1 }],
   // seed 685524989 (once 5 was fixed): a start with autostart: false of an app that runs stopped
   // its processes, left them wanted up, and started none
-  [{ op: 'reloadSpec', name: 'b', instances: 1 }, { op: 'start', name: 'a', instances: 2, force: false, fromScript: true }, { op: 'start', name: 'a', instances: 2, force: true, fromScript: false, autostart: false }]
+  [{ op: 'reloadSpec', name: 'b', instances: 1 }, { op: 'start', name: 'a', instances: 2, force: false, fromScript: true }, { op: 'start', name: 'a', instances: 2, force: true, fromScript: false, autostart: false }],
+  // seed 685524989 (once 6 was fixed): a reload with a spec of more instances whose restart of
+  // b[0] failed (a crash) never started the instance the spec added, wanted up
+  [{ op: 'start', name: 'b', instances: 1, force: false }, { op: 'reloadSpec', name: 'b', instances: 2 }, { op: 'crash', nth: 0 }, { op: 'crash', nth: 0 }, { op: 'rename', target: '2', to: 'a' }]
 ]
 
 for (const [n, commands] of REGRESSIONS.entries()) {
