@@ -190,7 +190,9 @@ class Supervisor extends EventBus {
     const dependenciesOf = (spec) => spec.dependsOn?.length ? (signal) => waitForDependencies(this, spec, starts, signal) : null
     return apps.map((app) => {
       const started = app.start({ converge: true, dependencies: dependenciesOf(app.spec) })
-      starts.set(app.name, started)
+      // a dependent waits for this start to have done what it could, then judges the app; its
+      // failure (cancelled by a stop or delete meanwhile) is not the dependent's own
+      starts.set(app.name, started.catch(() => {}))
       return started
     })
   }

@@ -137,7 +137,10 @@ const REGRESSIONS = [
   // app's record, see depends-on.test.js) or a scale (seed 1077472165) came
   [{ op: 'start', name: 'b', instances: 1, force: false, dependsOnA: true }, { op: 'reloadSpec', name: 'b', instances: 1 }, { op: 'crash', nth: 0 }],
   [{ op: 'start', name: 'b', instances: 2, force: false, dependsOnA: true }, { op: 'stop', target: '0' }],
-  [{ op: 'start', name: 'b', instances: 1, force: false, dependsOnA: true }, { op: 'scale', name: 'b', to: 2 }]
+  [{ op: 'start', name: 'b', instances: 1, force: false, dependsOnA: true }, { op: 'scale', name: 'b', to: 2 }],
+  // seed 1596833329: after a daemon crash, b's restore waited for a's, which a rename (a delete)
+  // cancelled; b's start failed as cancelled itself, left wanted up, never started nor held back
+  [{ op: 'start', name: 'b', instances: 1, force: false, dependsOnA: true }, { op: 'start', name: 'a', instances: 1, force: false }, { op: 'daemonCrash' }, { op: 'rename', target: 'a', to: 'c' }]
 ]
 
 for (const [n, commands] of REGRESSIONS.entries()) {
