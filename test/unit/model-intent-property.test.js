@@ -140,7 +140,11 @@ const REGRESSIONS = [
   [{ op: 'start', name: 'b', instances: 1, force: false, dependsOnA: true }, { op: 'scale', name: 'b', to: 2 }],
   // seed 1596833329: after a daemon crash, b's restore waited for a's, which a rename (a delete)
   // cancelled; b's start failed as cancelled itself, left wanted up, never started nor held back
-  [{ op: 'start', name: 'b', instances: 1, force: false, dependsOnA: true }, { op: 'start', name: 'a', instances: 1, force: false }, { op: 'daemonCrash' }, { op: 'rename', target: 'a', to: 'c' }]
+  [{ op: 'start', name: 'b', instances: 1, force: false, dependsOnA: true }, { op: 'start', name: 'a', instances: 1, force: false }, { op: 'daemonCrash' }, { op: 'rename', target: 'a', to: 'c' }],
+  // seed 510063924: a start with autostart: false redefined b with 2 instances; `start 1` (b[0])
+  // came before its spec applied, so the app ran by then and the new b[1] was wanted up, yet
+  // neither operation launched it
+  [{ op: 'start', name: 'a', instances: 1, force: false }, { op: 'start', name: 'b', instances: 1, force: false, autostart: false, dependsOnA: true }, { op: 'daemonCrash' }, { op: 'start', name: 'b', instances: 2, force: false, autostart: false }, { op: 'startTarget', target: '1' }]
 ]
 
 for (const [n, commands] of REGRESSIONS.entries()) {
