@@ -13,6 +13,7 @@ const { appsSnapshot } = require('../../daemon/persistence/snapshot')
 const { registerApps, startRegistered } = require('../../daemon/persistence/restore')
 const { parseState, serializeState } = require('../../lib/shared/state/state-format')
 const { dependencyState } = require('../../daemon/dependencies')
+const { createPolicies } = require('../../daemon/policies')
 const { fakeLauncher, fakeSpec } = require('../helpers/fake-launcher')
 const { fc, fuzzOptions } = require('../helpers/fuzz')
 
@@ -31,6 +32,10 @@ const command = fc.oneof(
   fc.record({ op: fc.constant('rename'), target, to: fc.constantFrom(...NAMES, 'c') }),
   fc.record({ op: fc.constant('scale'), name: fc.constantFrom(...NAMES), to: fc.integer({ min: 1, max: 4 }) }),
   fc.record({ op: fc.constant('crash'), nth: fc.nat(20) }),
+  // the policies (daemon/policies): a liveness/watchdog restart of one process, a watch restart
+  // of an app, and giving up on an instance (errored)
+  fc.record({ op: fc.constantFrom('policyRestart', 'giveUp'), nth: fc.nat(20) }),
+  fc.record({ op: fc.constant('watchRestart'), name: fc.constantFrom(...NAMES) }),
   fc.record({ op: fc.constant('settle') }),
   fc.record({ op: fc.constant('daemonCrash') })
 )
@@ -53,6 +58,8 @@ async function settle (sup) {
 async function run (commands) {
   const fake = fakeLauncher()
   let sup = new Supervisor({ launcher: fake.launcherFor })
+  let policies = createPolicies({ supervisor: sup, metrics: null, logger: null })
+  const nth = (n) => { const all = sup.allInstances(); return all.length ? all[n % all.length] : null }
   const pending = []
   const send = (p) => pending.push(p.catch(() => {}))
   for (const c of commands) {
@@ -78,15 +85,24 @@ async function run (commands) {
           if (live.length) live[c.nth % live.length].markExited(1, null)
           break
         }
+        case 'policyRestart': {
+          const inst = nth(c.nth)
+          if (inst) send(policies.restartFor(inst, 'liveness probe failed', { key: 'liveness', what: 'liveness restarts' }))
+          break
+        }
+        case 'giveUp': { const inst = nth(c.nth); if (inst) policies.giveUp(inst.app, inst, 'given up'); break }
+        case 'watchRestart': send(Promise.resolve(policies.restartApp(c.name, 'watch', { key: 'watch', counted: { what: 'watch restarts', uptimeOf: () => 1000 } }))); break
         case 'settle': await Promise.all(pending.splice(0)); break
         case 'daemonCrash': {
           // what state.json holds at this instant; the processes die with their daemon (the next
           // one ends whatever carries the home's tag before it restores)
           const saved = parseState(JSON.parse(serializeState({ apps: appsSnapshot(sup) })))
           // the old daemon is gone: its model acts no more (no crash restart, no operation)
+          policies.close()
           send(sup.close())
           for (const h of fake.live()) h.markExited(null, 'SIGKILL')
           sup = new Supervisor({ launcher: fake.launcherFor })
+          policies = createPolicies({ supervisor: sup, metrics: null, logger: null })
           const { registered } = registerApps(sup, saved, { validate: (s) => s })
           send(startRegistered(sup, registered))
           break
@@ -99,6 +115,7 @@ async function run (commands) {
   }
   await Promise.all(pending)
   await settle(sup)
+  policies.close()
   const mine = new Set()
   for (const inst of sup.allInstances()) {
     const live = inst.processes()
@@ -144,7 +161,11 @@ const REGRESSIONS = [
   // seed 510063924: a start with autostart: false redefined b with 2 instances; `start 1` (b[0])
   // came before its spec applied, so the app ran by then and the new b[1] was wanted up, yet
   // neither operation launched it
-  [{ op: 'start', name: 'a', instances: 1, force: false }, { op: 'start', name: 'b', instances: 1, force: false, autostart: false, dependsOnA: true }, { op: 'daemonCrash' }, { op: 'start', name: 'b', instances: 2, force: false, autostart: false }, { op: 'startTarget', target: '1' }]
+  [{ op: 'start', name: 'a', instances: 1, force: false }, { op: 'start', name: 'b', instances: 1, force: false, autostart: false, dependsOnA: true }, { op: 'daemonCrash' }, { op: 'start', name: 'b', instances: 2, force: false, autostart: false }, { op: 'startTarget', target: '1' }],
+  // seed 952017031 (policies in the generator): a policy gave up on an instance waiting for its
+  // crash restart: 'waiting restart → errored' was refused after its restart timer was cleared,
+  // so it waited for a restart that never came (a watch restart's giving up does this)
+  [{ op: 'start', name: 'a', instances: 1, force: false }, { op: 'crash', nth: 0 }, { op: 'giveUp', nth: 0 }, { op: 'scale', name: 'a', to: 1 }]
 ]
 
 for (const [n, commands] of REGRESSIONS.entries()) {
