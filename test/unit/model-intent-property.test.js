@@ -173,5 +173,5 @@ for (const [n, commands] of REGRESSIONS.entries()) {
 }
 
 test('any sequence of overlapping commands, crashes and daemon crashes converges to the intent', async (t) => {
-  await fc.assert(fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 14 }), run), fuzzOptions(t, { timeMs: 4000 }))
+  await fc.assert(fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: Number(process.env.XPM_FUZZ_LEN) || 14 }), run), fuzzOptions(t, { timeMs: 4000 }))
 })
