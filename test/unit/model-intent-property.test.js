@@ -23,15 +23,16 @@ const spec = (name, instances, extra = {}) => fakeSpec(name, { instances, restar
 const target = fc.oneof(fc.constantFrom(...NAMES, 'c', 'all'), fc.integer({ min: 0, max: 6 }).map(String))
 
 // start: fromScript is `xpm start app.js` (refused next to a running app unless force: another
-// copy), autostart false registers the app stopped. reloadSpec/restartSpec: with a new spec (an
+// copy), autostart false registers the app stopped, job is a one-shot (autorestart: false: a
+// process that exits ends its slot's intent; a crash with code 0 is a job that finished). reloadSpec/restartSpec: with a new spec (an
 // ecosystem file's, --update-env), which may change the count of instances.
 const command = fc.oneof(
-  fc.record({ op: fc.constant('start'), name: fc.constantFrom(...NAMES), instances: fc.integer({ min: 1, max: 3 }), force: fc.boolean(), fromScript: fc.boolean(), autostart: fc.boolean(), dependsOnA: fc.boolean() }, { requiredKeys: ['op', 'name', 'instances', 'force'] }),
+  fc.record({ op: fc.constant('start'), name: fc.constantFrom(...NAMES), instances: fc.integer({ min: 1, max: 3 }), force: fc.boolean(), fromScript: fc.boolean(), autostart: fc.boolean(), dependsOnA: fc.boolean(), job: fc.boolean() }, { requiredKeys: ['op', 'name', 'instances', 'force'] }),
   fc.record({ op: fc.constantFrom('stop', 'restart', 'reload', 'delete', 'startTarget', 'reset'), target }),
   fc.record({ op: fc.constantFrom('reloadSpec', 'restartSpec'), name: fc.constantFrom(...NAMES), instances: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ op: fc.constant('rename'), target, to: fc.constantFrom(...NAMES, 'c') }),
   fc.record({ op: fc.constant('scale'), name: fc.constantFrom(...NAMES), to: fc.integer({ min: 1, max: 4 }) }),
-  fc.record({ op: fc.constant('crash'), nth: fc.nat(20) }),
+  fc.record({ op: fc.constant('crash'), nth: fc.nat(20), code: fc.constantFrom(1, 1, 0) }, { requiredKeys: ['op', 'nth'] }),
   // the policies (daemon/policies): a liveness/watchdog restart of one process, a watch restart
   // of an app, and giving up on an instance (errored)
   fc.record({ op: fc.constantFrom('policyRestart', 'giveUp'), nth: fc.nat(20) }),
@@ -66,7 +67,7 @@ async function run (commands) {
     try {
       switch (c.op) {
         case 'start': {
-          const extra = { ...(c.autostart === false ? { autostart: false } : {}), ...(c.dependsOnA && c.name !== 'a' ? { dependsOn: ['a'] } : {}) }
+          const extra = { ...(c.autostart === false ? { autostart: false } : {}), ...(c.dependsOnA && c.name !== 'a' ? { dependsOn: ['a'] } : {}), ...(c.job ? { autorestart: false } : {}) }
           send(sup.start([spec(c.name, c.instances, extra)], { force: c.force, fromScript: c.fromScript ? [c.name] : [] }))
           break
         }
@@ -82,7 +83,7 @@ async function run (commands) {
         case 'scale': send(sup.scale(c.name, String(c.to))); break
         case 'crash': {
           const live = fake.live()
-          if (live.length) live[c.nth % live.length].markExited(1, null)
+          if (live.length) live[c.nth % live.length].markExited(c.code ?? 1, null)
           break
         }
         case 'policyRestart': {
@@ -126,6 +127,12 @@ async function run (commands) {
     const expected = inst.wanted && inst.status !== 'errored' ? 1 : 0
     if (!(heldBack && live.length <= 1)) assert.equal(live.length, expected, `${inst.label} wanted=${inst.wanted} status=${inst.status} has ${live.length} live process(es)`)
     assert.equal(inst.removing, false, `${inst.label} still listed while removed`)
+  }
+  const ids = sup.allInstances().map((i) => i.id)
+  assert.equal(new Set(ids).size, ids.length, `an id names one instance: ${ids}`)
+  for (const app of sup.apps.values()) {
+    const indexes = app.instances.map((i) => i.index)
+    assert.equal(new Set(indexes).size, indexes.length, `${app.name}: one instance per index: ${indexes}`)
   }
   const strays = fake.live().filter((h) => !mine.has(h))
   assert.deepEqual(strays.map((h) => h.pid), [], 'no live process outside the intent')
