@@ -206,3 +206,22 @@ test('delete, stop, start of one app sent together: the start, sent last, wins (
   assert.equal(started.action, 'started')
   assert.deepEqual(statuses(sup), ['job[0]:online'])
 })
+
+test('a rename is the intent from the moment it is accepted: saved under the new name while the old processes stop; a start of the new name waits for it', async () => {
+  const { appsSnapshot } = require('../../daemon/persistence/snapshot')
+  const { sup, fake } = setup()
+  await sup.start([fakeSpec('api', { instances: 2 })])
+  await sup.stop('1')
+  const renaming = sup.rename('api', fakeSpec('web'))
+  const starting = sup.start([fakeSpec('web', { instances: 2, env: { V: '2' } })])
+  await turn()
+  assert.equal(sup.apps.get('api').deleting, true, 'the old app stops')
+  // a daemon crash now restores web (not nothing): every instance wanted up, the same ids
+  assert.deepEqual(appsSnapshot(sup).map((a) => [a.spec.name, a.spec.instances, a.instances.map((i) => [i.id, i.desired])]), [['web', 2, [[0, 'online'], [1, 'online']]]])
+  const [renamed, [started]] = await Promise.all([renaming, starting])
+  assert.equal(renamed.renamedFrom, 'api')
+  assert.equal(started.action, 'restarted', 'the start came after the rename: it restarts the renamed app with its spec')
+  assert.deepEqual(statuses(sup), ['web[0]:online', 'web[1]:online'])
+  assert.equal(sup.apps.get('web').spec.env.V, '2')
+  assert.equal(fake.live().length, 2)
+})
