@@ -172,7 +172,11 @@ const REGRESSIONS = [
   // seed 952017031 (policies in the generator): a policy gave up on an instance waiting for its
   // crash restart: 'waiting restart → errored' was refused after its restart timer was cleared,
   // so it waited for a restart that never came (a watch restart's giving up does this)
-  [{ op: 'start', name: 'a', instances: 1, force: false }, { op: 'crash', nth: 0 }, { op: 'giveUp', nth: 0 }, { op: 'scale', name: 'a', to: 1 }]
+  [{ op: 'start', name: 'a', instances: 1, force: false }, { op: 'crash', nth: 0 }, { op: 'giveUp', nth: 0 }, { op: 'scale', name: 'a', to: 1 }],
+  // seed 1430970184: a liveness restart replaced a one-shot job's process (cluster: a spare); the
+  // old process exited meanwhile and its policy ended the slot's intent, yet the spare, once
+  // ready, took the slot: a process for an instance not wanted up
+  [{ op: 'start', name: 'a', instances: 1, force: false, job: true }, { op: 'startTarget', target: '1' }, { op: 'policyRestart', nth: 8 }, { op: 'crash', nth: 2, code: 1 }, { op: 'start', name: 'b', instances: 3, force: false, fromScript: false, autostart: false, dependsOnA: true, job: false }]
 ]
 
 for (const [n, commands] of REGRESSIONS.entries()) {
