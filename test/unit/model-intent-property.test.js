@@ -56,8 +56,10 @@ async function settle (sup) {
   throw new Error(`never settled: ${JSON.stringify(sup.list().map((p) => [p.name, p.instance, p.status, p.wanted]))}`)
 }
 
-async function run (commands) {
-  const fake = fakeLauncher()
+// cluster: a launcher whose processes overlap (a reload readies a spare); otherwise fork mode
+// (a reload restarts).
+async function run (commands, { cluster = true } = {}) {
+  const fake = fakeLauncher({ replacesInPlace: cluster })
   let sup = new Supervisor({ launcher: fake.launcherFor })
   let policies = createPolicies({ supervisor: sup, metrics: null, logger: null })
   const nth = (n) => { const all = sup.allInstances(); return all.length ? all[n % all.length] : null }
@@ -184,5 +186,6 @@ for (const [n, commands] of REGRESSIONS.entries()) {
 }
 
 test('any sequence of overlapping commands, crashes and daemon crashes converges to the intent', async (t) => {
-  await fc.assert(fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: Number(process.env.XPM_FUZZ_LEN) || 14 }), run), fuzzOptions(t, { timeMs: 4000 }))
+  const commands = fc.array(command, { minLength: 1, maxLength: Number(process.env.XPM_FUZZ_LEN) || 14 })
+  await fc.assert(fc.asyncProperty(commands, fc.boolean(), (list, cluster) => run(list, { cluster })), fuzzOptions(t, { timeMs: 4000 }))
 })
