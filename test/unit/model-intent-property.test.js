@@ -38,6 +38,9 @@ const command = fc.oneof(
   fc.record({ op: fc.constantFrom('policyRestart', 'giveUp'), nth: fc.nat(20) }),
   fc.record({ op: fc.constant('watchRestart'), name: fc.constantFrom(...NAMES) }),
   fc.record({ op: fc.constant('settle') }),
+  // `xpm save`, and `xpm resurrect` of what it saved into the running daemon (apps it still has
+  // are left alone; the others are registered and brought to their saved intent)
+  fc.record({ op: fc.constantFrom('save', 'resurrect') }),
   fc.record({ op: fc.constant('daemonCrash') })
 )
 
@@ -65,6 +68,8 @@ async function run (commands, { cluster = true } = {}) {
   const nth = (n) => { const all = sup.allInstances(); return all.length ? all[n % all.length] : null }
   const pending = []
   const send = (p) => pending.push(p.catch(() => {}))
+  const snapshot = () => parseState(JSON.parse(serializeState({ apps: appsSnapshot(sup) })))
+  let saved = null
   for (const c of commands) {
     try {
       switch (c.op) {
@@ -96,17 +101,24 @@ async function run (commands, { cluster = true } = {}) {
         case 'giveUp': { const inst = nth(c.nth); if (inst) policies.giveUp(inst.app, inst, 'given up'); break }
         case 'watchRestart': send(Promise.resolve(policies.restartApp(c.name, 'watch', { key: 'watch', counted: { what: 'watch restarts', uptimeOf: () => 1000 } }))); break
         case 'settle': await Promise.all(pending.splice(0)); break
+        case 'save': saved = snapshot(); break
+        case 'resurrect': {
+          if (!saved) break
+          const { registered } = registerApps(sup, saved, { validate: (s) => s })
+          send(startRegistered(sup, registered))
+          break
+        }
         case 'daemonCrash': {
           // what state.json holds at this instant; the processes die with their daemon (the next
           // one ends whatever carries the home's tag before it restores)
-          const saved = parseState(JSON.parse(serializeState({ apps: appsSnapshot(sup) })))
+          const state = snapshot()
           // the old daemon is gone: its model acts no more (no crash restart, no operation)
           policies.close()
           send(sup.close())
           for (const h of fake.live()) h.markExited(null, 'SIGKILL')
           sup = new Supervisor({ launcher: fake.launcherFor })
           policies = createPolicies({ supervisor: sup, metrics: null, logger: null })
-          const { registered } = registerApps(sup, saved, { validate: (s) => s })
+          const { registered } = registerApps(sup, state, { validate: (s) => s })
           send(startRegistered(sup, registered))
           break
         }
