@@ -225,3 +225,15 @@ test('a rename is the intent from the moment it is accepted: saved under the new
   assert.equal(sup.apps.get('web').spec.env.V, '2')
   assert.equal(fake.live().length, 2)
 })
+
+test('a policy giving up on an instance that waits for its crash restart turns it errored, with no restart left pending', async () => {
+  const { sup, fake } = setup()
+  await sup.start([fakeSpec('api', { restartDelay: 60000 })])
+  fake.live()[0].markExited(1, null)
+  const [inst] = sup.allInstances()
+  assert.equal(inst.status, 'waiting restart')
+  assert.equal(await inst.giveUp('3 watch restarts within 60 s'), true)
+  assert.equal(inst.status, 'errored')
+  assert.equal(inst.restartTimer, null)
+  assert.equal(inst.lastExit.reason, '3 watch restarts within 60 s')
+})
