@@ -15,9 +15,10 @@ function announce (onProgress, specs, { stop, start, depth = 1 }) {
   onProgress({ type: 'begin', expectMs })
 }
 
-// The start of an app with autostart: false says it was registered, not started.
+// The start of an app with autostart: false says it was registered, not started (one that
+// runs is restarted, or refused, as without it: its action says so).
 function registered (spec, result) {
-  return spec.autostart === false && result.action !== 'already running' ? { ...result, action: 'registered, not started (autostart: false)' } : result
+  return spec.autostart === false && result.action === 'started' ? { ...result, action: 'registered, not started (autostart: false)' } : result
 }
 
 // Per-app results of one command → one reply: arrays concatenated in id order.

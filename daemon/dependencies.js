@@ -88,7 +88,10 @@ async function waitForDependencies (supervisor, spec, starts, signal) {
   }
 }
 
-// A user's stop or delete of an app (the 'command' event of model/app.js) clears its record.
+// A user's stop or delete of an app (the 'command' event of model/app.js) clears its record of
+// a failure once no instance of it is wanted up: a stop of some of its instances leaves the
+// others held back. (An instance launched since, by a restart or a reload, speaks for itself:
+// daemon/runtime/probes.js.)
 const forgetting = new WeakSet()
 function forgetOnStop (supervisor) {
   if (forgetting.has(supervisor)) return
@@ -96,7 +99,9 @@ function forgetOnStop (supervisor) {
   supervisor.subscribe({
     command: ({ type, instances }) => {
       if (type !== 'stop') return
-      for (const inst of instances) if (inst.app && states.get(inst.app)?.failed) states.delete(inst.app)
+      for (const app of new Set(instances.map((i) => i.app))) {
+        if (app && states.get(app)?.failed && !app.instances.some(isWantedUp)) states.delete(app)
+      }
     }
   })
 }

@@ -14,6 +14,7 @@ const { shuttingDown } = require('./phase')
 const { wireEvents, wire } = require('./supervisor-wiring')
 const { listRows, showRows } = require('./projection')
 const { announce, registered, merge } = require('./command-results')
+const { renameApp } = require('./rename')
 
 // The registry of apps and the commands on them. A command resolves its target to instances,
 // groups them by app and hands each app its part: apps run their parts at the same time (each
@@ -34,6 +35,7 @@ class Supervisor extends EventBus {
     this.metrics = metrics
     this.logger = logger
     this.apps = new Map() // name → App
+    this.renaming = new Map() // new name → { spec, listens, slots } of a rename under way (rename.js)
     this.ids = new Ids()
     this.deleteWaits = new DeleteWaits(() => this.refuseWhenClosing())
     this.closing = false
@@ -165,10 +167,13 @@ class Supervisor extends EventBus {
   async startOne (spec, { force, onProgress, fromScript = false, dependencies }) {
     let app = this.apps.get(spec.name)
     try {
-      if (app?.deleting && !app.deleted) return await this.deleteWaits.after(app, () => this.startOne(spec, { force, onProgress, fromScript, dependencies }))
+      const again = () => this.startOne(spec, { force, onProgress, fromScript, dependencies })
+      if (app?.deleting && !app.deleted) return await this.deleteWaits.after(app, again)
+      if (this.renaming.has(spec.name)) return await this.renaming.get(spec.name).done.then(again) // daemon/rename.js
       if (app?.deleted) app = null
-      // PM2's autostart: false registers the app, stopped; its force: true is `-f` for it alone
-      const only = spec.autostart === false ? { instances: [], dependencies: null } : { dependencies }
+      // PM2's autostart: false registers the app, stopped (an app that runs is started anew with
+      // it, as PM2 does: its instances stay wanted up); its force: true is `-f` for it alone
+      const only = spec.autostart === false && !app?.running ? { instances: [], dependencies: null } : { dependencies }
       if (!app) {
         app = this.addApp(spec)
         app.applySpec(spec)
@@ -189,7 +194,9 @@ class Supervisor extends EventBus {
     const dependenciesOf = (spec) => spec.dependsOn?.length ? (signal) => waitForDependencies(this, spec, starts, signal) : null
     return apps.map((app) => {
       const started = app.start({ converge: true, dependencies: dependenciesOf(app.spec) })
-      starts.set(app.name, started)
+      // a dependent waits for this start to have done what it could, then judges the app; its
+      // failure (cancelled by a stop or delete meanwhile) is not the dependent's own
+      starts.set(app.name, started.catch(() => {}))
       return started
     })
   }
@@ -213,29 +220,9 @@ class Supervisor extends EventBus {
     return merge(results, ['ids', 'failures', 'finished', 'skipped'])
   }
 
-  // `xpm restart <app> --name <new>`: the app is stopped and forgotten, then created anew under
-  // the new name with the same process ids (kept from reuse in between), and started.
-  async rename (target, spec, { onProgress = null } = {}) {
-    this.refuseWhenClosing()
-    const apps = this.appsOf(target)
-    if (apps.length !== 1) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--name renames one app; "${target}" names ${apps.length}`, { details: { target } })
-    const [app] = apps
-    const taken = () => {
-      if (this.apps.has(spec.name)) throw new XpmError('XPM_ERR_APP_EXISTS', `An app named "${spec.name}" is already managed; ${app.name} keeps its name`, { details: { name: spec.name } })
-    }
-    taken()
-    announce(onProgress, [app.spec, spec], { stop: true, start: true })
-    const slots = app.instances.map((i) => ({ index: i.index, id: i.id }))
-    const unhold = this.ids.hold(slots.map((s) => s.id)) // until the new instances take them
-    try {
-      await app.delete()
-      this.refuseWhenClosing()
-      taken()
-      const renamed = this.addApp({ ...spec, instances: slots.length }, { listens: app.listens, slots })
-      return { name: renamed.name, renamedFrom: app.name, ...(await renamed.restart(renamed.instances, { onProgress, reason: 'renamed' })) }
-    } finally {
-      unhold()
-    }
+  // `xpm restart <app> --name <new>` (daemon/rename.js).
+  rename (target, spec, options) {
+    return renameApp(this, target, spec, options)
   }
 
   async delete (target, { onProgress = null } = {}) {

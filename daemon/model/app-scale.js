@@ -60,4 +60,14 @@ function addCopy (app, spec, { onProgress = null } = {}) {
   })
 }
 
-module.exports = { scaleApp, applySpec, addCopy }
+// `xpm start app.js` (without -f) next to a running app.js: refused, as PM2 does.
+function alreadyRunning (app, spec) {
+  return {
+    name: app.name,
+    action: 'already running',
+    ids: app.ids(),
+    failures: [{ id: null, instance: null, code: 'XPM_ERR_APP_EXISTS', message: `${app.name} already runs ${spec.script}; add -f to start another copy of it, or use \`xpm restart ${app.name}\`` }]
+  }
+}
+
+module.exports = { scaleApp, applySpec, addCopy, alreadyRunning }

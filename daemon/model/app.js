@@ -5,7 +5,7 @@ const { OpLane } = require('./op-lane')
 const { Instance } = require('./instance')
 const { reloadInstances } = require('./reload')
 const { launchAll } = require('./app-launch')
-const { scaleApp, applySpec, addCopy } = require('./app-scale')
+const { scaleApp, applySpec, addCopy, alreadyRunning } = require('./app-scale')
 const { isWantedUp } = require('./predicates')
 const { DRAIN } = require('./drain')
 const { shuttingDown } = require('../phase')
@@ -127,14 +127,7 @@ class App {
   // instances still wanted when the operation runs are started, and the intent is not changed.
   start ({ spec = null, fromScript = false, copy = false, instances = null, onProgress = null, dependencies = null, converge = false } = {}) {
     const running = this.running
-    if (spec && running && fromScript && !copy) {
-      return Promise.resolve({
-        name: this.name,
-        action: 'already running',
-        ids: this.ids(),
-        failures: [{ id: null, instance: null, code: 'XPM_ERR_APP_EXISTS', message: `${this.name} already runs ${spec.script}; add -f to start another copy of it, or use \`xpm restart ${this.name}\`` }]
-      })
-    }
+    if (spec && running && fromScript && !copy) return Promise.resolve(alreadyRunning(this, spec))
     if (spec && running && fromScript && copy) return this.addCopy(spec, { onProgress })
     if (!converge) {
       if (spec) this.desiredSpec = spec
@@ -142,6 +135,7 @@ class App {
     }
     return this.run('start', async (signal) => {
       let action = 'started'
+      let added = []
       if (spec) {
         if (running) {
           action = 'restarted'
@@ -149,16 +143,19 @@ class App {
           signal.throwIfAborted()
           for (const i of this.instances) i.noteRestart('restart')
         }
-        const { added, removed } = this.applySpec(spec)
+        const change = this.applySpec(spec)
+        added = change.added
         if (!instances) this.want(added, true) // the start wants the whole app up, new slots too
-        await this.retire(removed)
+        await this.retire(change.removed)
         signal.throwIfAborted()
       }
       if (dependencies) {
         await dependencies(signal)
         signal.throwIfAborted()
       }
-      const targets = (instances ?? this.kept).filter((i) => this.instances.includes(i) && (!converge || i.wanted))
+      // slots the spec added are wanted up when the app runs (app-scale.js): this start launches
+      // them, whatever instances it names (nothing else will)
+      const targets = [...(instances ?? this.kept), ...(instances ? added.filter(isWantedUp) : [])].filter((i) => this.instances.includes(i) && (!converge || i.wanted))
       return { name: this.name, action, ...(await this.launchAll(targets, signal, onProgress)) }
     })
   }

@@ -21,10 +21,13 @@ async function replaceProcess (inst, { reason = 'reload', signal = null, step = 
   try {
     const how = await inst.readinessOf(spare, { signal, label: `replacement ${inst.label} (pid ${spare.pid})` })
     signal?.throwIfAborted()
+    // the slot may have ended itself meanwhile (its old process was a job that finished: no
+    // longer wanted up, which aborts no signal): a fresh intent signal says so; the spare goes
+    inst.intentSignal.throwIfAborted()
     if (how.by === 'listening') inst.app.markListening()
   } catch (err) {
     if (inst.spare === spare) inst.spare = null
-    const cancelled = Boolean(signal?.aborted)
+    const cancelled = Boolean(signal?.aborted || err.details?.intent)
     if (!cancelled) inst.emit('replace-failed', { id: inst.id, name: inst.name, instance: inst.index, pid: spare.pid, oldPid: old.pid, cause: reason, reason: err.message })
     // a spare that listened (readiness probe still failing) may hold keep-alive clients: drain
     // them as a retiring worker's, so the rollback drops no request

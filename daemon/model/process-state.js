@@ -16,7 +16,7 @@ const ALLOWED = {
   stopping: ['stopped'],
   stopped: ['launching', 'stopping'],
   errored: ['launching', 'stopped', 'stopping'],
-  'waiting restart': ['launching', 'stopped', 'stopping']
+  'waiting restart': ['launching', 'stopped', 'stopping', 'errored'] // errored: a policy gave up on it (Instance#giveUp)
 }
 
 function canTransition (from, to) {

@@ -19,7 +19,7 @@ async function reloadInstances (app, selected, { spec = null, reason = 'reload',
   if (spec) {
     const { added, removed } = app.applySpec(spec)
     fresh = added
-    await Promise.all(removed.map((i) => i.stop()))
+    await app.retire(removed) // stopped and unlisted, as a scale-down's
     signal.throwIfAborted()
   }
   const overlap = app.launcher.replacesInPlace
@@ -57,8 +57,10 @@ async function reloadInstances (app, selected, { spec = null, reason = 'reload',
       break
     }
   }
-  // A new spec may ask for more instances than before: start those (and only those) now.
-  if (!result.failed && fresh.length && app.running) await app.launchAll(fresh, signal)
+  // A new spec may ask for more instances than before: start those (and only those) now, even
+  // after a failure: they are part of the intent (wanted up since the spec was applied), and a
+  // crash of theirs goes through the restart policy as the failed instance's does.
+  if (fresh.length && app.running) await app.launchAll(fresh.filter(isWantedUp), signal)
   step({ type: 'end', ok: !result.failed, serving: result.failed ? result.failed.serving : true, replaced: result.replaced.length, restarted: result.restarted.length, skipped: result.skipped.length })
   return result
 }

@@ -7,7 +7,8 @@ const { isWantedUp } = require('../model/predicates')
 // status. An app being deleted is no longer defined; an instance being removed (scale down,
 // delete of one process) is no longer part of its app; each other instance is wanted online or
 // stopped as the last accepted command said. A restart, reload or start under way changes none
-// of it, so a save, an update or a crash in the middle of one keeps what the user asked.
+// of it, so a save, an update or a crash in the middle of one keeps what the user asked. An app
+// being renamed is saved under its new name.
 function desiredOf (instance) {
   return isWantedUp(instance) ? 'online' : 'stopped'
 }
@@ -21,6 +22,10 @@ function appsSnapshot (supervisor) {
       listens: app.listens === true,
       instances: app.kept.map((inst) => ({ id: inst.id, index: inst.index, desired: desiredOf(inst), ...(inst.finished && !isWantedUp(inst) ? { finished: true } : {}) }))
     })
+  }
+  // a rename under way: the app under its new name, every instance wanted up (daemon/rename.js)
+  for (const { spec, listens, slots } of supervisor.renaming?.values() ?? []) {
+    if (!supervisor.apps.has(spec.name)) apps.push({ spec, listens: listens === true, instances: slots.map((s) => ({ id: s.id, index: s.index, desired: 'online' })) })
   }
   return apps
 }

@@ -6,14 +6,17 @@ const { ProcessHandle } = require('../../daemon/launchers/handle')
 // next turn of the event loop and "exits" when signalled. `launched` records every handle.
 // boots: false gives handles whose agent never reports the app's entry as run (a boot that
 // outlasts listen_timeout).
-function fakeLauncher ({ replacesInPlace = true, announcesListening = false, boots = true } = {}) {
+// exitAfterMs: how long a signalled process takes to exit (default: the next turn).
+function fakeLauncher ({ replacesInPlace = true, announcesListening = false, boots = true, exitAfterMs = 0 } = {}) {
   let nextPid = 10000
   const launched = []
   class FakeHandle extends ProcessHandle {
     get announcesListening () { return announcesListening }
     signal (sig) {
       if (this.exited) return false
-      setImmediate(() => this.markExited(null, sig))
+      const exit = () => { if (!this.exited) this.markExited(null, sig) }
+      if (exitAfterMs) setTimeout(exit, exitAfterMs)
+      else setImmediate(exit)
       return true
     }
   }

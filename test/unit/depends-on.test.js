@@ -177,3 +177,15 @@ test('a failed dependency is recorded: /readyz names it, the journal gets a depe
   assert.equal(dependencyState(supervisor.apps.get('web')), null, 'stopped by the user: on purpose now')
   assert.doesNotMatch(probes.ready().body, /web/)
 })
+
+test('a stop of some instances of an app held back by a failed dependency leaves the others held back', async (t) => {
+  const { dependencyState } = require('../../daemon/dependencies')
+  const supervisor = new Supervisor({ launcher: fakeLauncher().launcherFor })
+  t.after(() => supervisor.close())
+  const [web] = await supervisor.start([spec('web', ['db'], { instances: 2 })]) // db is not managed
+  assert.equal(web.action, 'failed')
+  await supervisor.stop('0')
+  assert.equal(dependencyState(supervisor.apps.get('web'))?.failed, true, 'web[1] is still wanted up, and still held back')
+  await supervisor.stop('1')
+  assert.equal(dependencyState(supervisor.apps.get('web')), null, 'none of it wanted up: stopped on purpose now')
+})
