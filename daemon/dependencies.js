@@ -28,7 +28,8 @@ function verdict (app) {
     const failed = instances.find((i) => !exitedZero(i))
     if (!failed) return 'ready'
     const e = failed.lastExit
-    return `the job ${failed.status === STATUS.ERRORED ? 'errored' : `exited with ${e?.signal ? `signal ${e.signal}` : `code ${e?.code ?? '?'}`}`}`
+    if (!e) return `it is ${failed.status} (the job has not run)` // stopped before it ran
+    return `the job ${failed.status === STATUS.ERRORED ? 'errored' : `exited with ${e.signal ? `signal ${e.signal}` : `code ${e.code}`}`}`
   }
   if (instances.every(isReady)) return 'ready'
   // stopped and not wanted up (the user stopped it): it will not be ready; stopped but wanted (a

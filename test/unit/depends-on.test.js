@@ -189,3 +189,12 @@ test('a stop of some instances of an app held back by a failed dependency leaves
   await supervisor.stop('1')
   assert.equal(dependencyState(supervisor.apps.get('web')), null, 'none of it wanted up: stopped on purpose now')
 })
+
+test('a job instance that never ran is judged stopped, not "exited with code ?"', () => {
+  const { verdict } = require('../../daemon/dependencies')
+  const job = (instances) => ({ deleted: false, spec: { autorestart: false }, instances })
+  assert.equal(verdict(job([{ status: 'stopped', lastExit: { code: 0, signal: null } }])), 'ready')
+  assert.equal(verdict(job([{ status: 'stopped', lastExit: { code: 0, signal: null } }, { status: 'stopped', lastExit: null }])), 'it is stopped (the job has not run)')
+  assert.equal(verdict(job([{ status: 'stopped', lastExit: { code: 3, signal: null } }])), 'the job exited with code 3')
+  assert.equal(verdict(job([{ status: 'stopped', lastExit: { code: null, signal: 'SIGKILL' } }])), 'the job exited with signal SIGKILL')
+})
