@@ -49,18 +49,20 @@ function createFolderTrust ({ fsp = fs.promises, me = uid(), now = Date.now, mem
 async function trustLogFolder (file, { fsp = fs.promises, me = uid(), privateGid } = {}) {
   const dir = path.dirname(path.resolve(file))
   if (me === null) return dir // no owners to compare (Windows)
-  // read at each walk, not once: a member added to the group later makes it shared
-  if (privateGid === undefined) privateGid = me === uid() ? await readPrivateGroup({ fsp }) : null
+  // the user's private group, read only when a folder is writable by its group, and again at each
+  // walk that needs it (a member added to the group later makes it shared)
+  let known = privateGid === undefined ? null : Promise.resolve(privateGid)
+  const ownGroup = () => (known ??= me === uid() ? readPrivateGroup({ fsp }) : Promise.resolve(null))
   let existing = dir
   while (!(await isPresent(fsp, existing))) {
     const up = path.dirname(existing)
     if (up === existing) break
     existing = up
   }
-  await checkChain(fsp, existing, me, file, privateGid)
+  await checkChain(fsp, existing, me, file, ownGroup)
   if (existing !== dir) {
     await fsp.mkdir(dir, { recursive: true, mode: 0o755 })
-    await checkChain(fsp, dir, me, file, privateGid)
+    await checkChain(fsp, dir, me, file, ownGroup)
   }
   return dir
 }
@@ -77,7 +79,7 @@ async function isPresent (fsp, p) {
 
 // The folder itself (strict), then each folder above it (sticky allowed): along its real path
 // first (a refusal names the real folder), then along the path as written.
-async function checkChain (fsp, dir, me, file, privateGid) {
+async function checkChain (fsp, dir, me, file, ownGroup) {
   const real = await fsp.realpath(dir)
   const seen = new Set()
   for (const start of real === dir ? [dir] : [real, dir]) {
@@ -87,7 +89,8 @@ async function checkChain (fsp, dir, me, file, privateGid) {
       if (!seen.has(key)) {
         seen.add(key)
         const st = await fsp.stat(p)
-        const problem = folderProblem(st, me, { sticky: !own, privateGid })
+        let problem = folderProblem(st, me, { sticky: !own })
+        if (problem && (st.mode & 0o022) === 0o020) problem = folderProblem(st, me, { sticky: !own, privateGid: await ownGroup() })
         if (problem) throw refused(file, p, problem, { own, mine: st.uid === me && !(st.mode & 0o1000) })
       }
       const up = path.dirname(p)
