@@ -15,7 +15,8 @@ function registerApps (supervisor, state, { validate = validateSpec, logger = nu
   const skipped = []
   const registered = []
   const saved = state.apps.filter((app) => {
-    if (!supervisor.apps.has(app.spec.name)) return true
+    // an app under way to this name (a rename, daemon/rename.js) is the running daemon's already
+    if (!supervisor.apps.has(app.spec.name) && !supervisor.renaming?.has(app.spec.name)) return true
     skipped.push({ name: app.spec.name, action: 'already running' })
     return false
   })

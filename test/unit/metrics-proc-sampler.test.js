@@ -1,6 +1,7 @@
 'use strict'
 
 const { test } = require('node:test')
+const { waitFor } = require('../helpers/wait')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
@@ -75,8 +76,8 @@ test('issue 27: the Linux sampler keeps each pid\'s stat file open and reads it 
   const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' })
   try {
     const sampler = createProcSampler()
-    const first = await sampler.sample(child.pid)
-    assert.ok(first && first.rss > 0)
+    // a process that has just exec'd may read as no memory yet for an instant
+    const first = await waitFor(async () => { const s = await sampler.sample(child.pid); return s && s.rss > 0 && s }, { interval: 5, message: 'the child\'s first figures' })
     assert.equal(sampler.openFiles, 1)
     const second = await sampler.sample(child.pid)
     assert.equal(second.startTime, first.startTime)
