@@ -146,10 +146,10 @@ class Journal {
 }
 
 // The last lines the process wrote, once its pipes have been read (or PIPE_WAIT_MS passed).
-async function lastLines (logSink, { id, pid, handle }) {
+async function lastLines (logSink, { name, instance, id, pid, handle }) {
   if (!logSink) return []
   await Promise.all([handle?.stdout, handle?.stderr].map((stream) => waitClosed(stream, PIPE_WAIT_MS)))
-  const lines = await logSink.tail({ ids: new Set([id]), streams: new Set(['out', 'err']) }, LINES * 4).catch(() => [])
+  const lines = logSink.recent({ name, instance, id }, LINES * 4)
   return whatHappened(lines.filter((l) => l.pid === pid), LINES).map((l) => ({
     stream: l.stream,
     line: l.line.length > LINE_CHARS ? l.line.slice(0, LINE_CHARS - 1) + '…' : l.line

@@ -32,29 +32,63 @@ const POLL_MS = 50 // how often the exit of a process that is not the daemon's c
 const newTag = () => newLaunchTag()
 
 // One view of the process table: pid → { state, ppid, pgrp, startTime } for every live
-// (non-zombie) process, a children index, and environments read on demand, at most once each.
+// (non-zombie) process, a children index, and an index of launch tags, filled on demand: each
+// process's environment is read at most once per table, whichever tree asks (a stop of 1,000
+// processes used to have each of their trees read and search the environments of all the
+// others: a million promises and a 2.5 s stall of the daemon's loop).
 class ProcTable {
   constructor (procRoot, stats) {
     this.procRoot = procRoot
     this.stats = stats
-    this.environs = new Map()
     this.children = new Map()
     for (const [pid, stat] of stats) {
       const list = this.children.get(stat.ppid)
       if (list) list.push(pid)
       else this.children.set(stat.ppid, [pid])
     }
+    this.newestFirst = null // [pid, start time], sorted at the first tag lookup
+    this.tagsFrom = Infinity // the environments of every process started since then are read (or being read)
+    this.tagReads = Promise.resolve()
+    this.byTag = new Map() // launch tag → pids
   }
 
-  // Whether the process's initial environment holds `entry` (KEY=value); false when unreadable.
-  hasEnv (pid, entry) {
-    let pending = this.environs.get(pid)
-    if (!pending) {
-      pending = fsp.readFile(`${this.procRoot}/${pid}/environ`, 'latin1').catch(() => '')
-      this.environs.set(pid, pending)
-    }
-    return pending.then((text) => text.startsWith(entry + '\0') || text.includes('\0' + entry + '\0') || text === entry)
+  // The pids, started at or after `since` (a start time), whose initial environment carries
+  // launch tag `tag`.
+  async withTag (tag, since) {
+    if (since < this.tagsFrom) this.readTags(since)
+    await this.tagReads
+    return (this.byTag.get(tag) || []).filter((pid) => Number(this.stats.get(pid).startTime) >= since)
   }
+
+  readTags (since) {
+    this.newestFirst ??= [...this.stats].map(([pid, s]) => [pid, Number(s.startTime)]).sort((a, b) => b[1] - a[1])
+    const pids = []
+    for (const [pid, start] of this.newestFirst) {
+      if (start < since) break
+      if (start < this.tagsFrom) pids.push(pid)
+    }
+    this.tagsFrom = since
+    const reading = mapLimited(pids, READ_CONCURRENCY, async (pid) => {
+      const text = await fsp.readFile(`${this.procRoot}/${pid}/environ`, 'latin1').catch(() => '')
+      const tag = launchTagOf(text)
+      if (!tag) return
+      const list = this.byTag.get(tag)
+      if (list) list.push(pid)
+      else this.byTag.set(tag, [pid])
+    })
+    this.tagReads = Promise.all([this.tagReads, reading])
+  }
+}
+
+// The XPM_LAUNCH value of a /proc/<pid>/environ text (NUL-separated KEY=value), or null.
+function launchTagOf (text) {
+  const key = `${TAG_VAR}=`
+  let at = text.startsWith(key) ? 0 : text.indexOf(`\0${key}`)
+  if (at === -1) return null
+  if (text[at] === '\0') at++
+  const from = at + key.length
+  const end = text.indexOf('\0', from)
+  return text.slice(from, end === -1 ? text.length : end)
 }
 
 const readLiveStat = (procRoot, pid) => readProcStat(pid, { procRoot })
@@ -134,14 +168,9 @@ class ProcessTree {
       walk(root)
     }
     if (this.tag) {
-      const entry = `${TAG_VAR}=${this.tag}`
       const since = this.leaderStart === null ? -Infinity : Number(this.leaderStart)
-      const candidates = [...table.stats].filter(([pid, s]) => !found.has(pid) && !skip.has(pid) && Number(s.startTime) >= since).map(([pid]) => pid)
-      const tagged = []
-      await mapLimited(candidates, READ_CONCURRENCY, async (pid) => {
-        if (await table.hasEnv(pid, entry)) tagged.push(pid)
-      })
-      for (const pid of tagged) {
+      for (const pid of await table.withTag(this.tag, since)) {
+        if (skip.has(pid)) continue
         if (found.has(pid)) continue
         found.add(pid)
         walk(pid)
@@ -234,4 +263,4 @@ class ProcessTree {
   }
 }
 
-module.exports = { ProcessTree, createScanner, newTag, TAG_VAR, TREE_VAR, readTable }
+module.exports = { ProcessTree, createScanner, newTag, TAG_VAR, TREE_VAR, readTable, launchTagOf }

@@ -13,7 +13,8 @@ function matches (filter, obj) {
 
 function intersects (set, wanted) {
   if (!wanted) return true
-  for (const v of set) if (wanted.has(v)) return true
+  const [small, large] = wanted.size < set.size ? [wanted, set] : [set, wanted]
+  for (const v of small) if (large.has(v)) return true
   return false
 }
 

@@ -6,9 +6,11 @@ const { LineSplitter } = require('./line-splitter')
 const { createEntryFormatter } = require('./format-entry')
 const { logPaths, normalizeRotate } = require('./paths')
 const { readHistory, tailAndSubscribe } = require('./tail')
+const { snapshot } = require('./history')
 const { Subscribers } = require('./subscribers')
 
 const PARTIAL_LINE_MS = 500
+const OUT_AND_ERR = new Set(['out', 'err'])
 
 const END_DEADLINE_MS = 2000 // how long close waits for workers' pipes to deliver their last lines
 const WRITE_PIECE = 16 * 1024
@@ -188,6 +190,15 @@ class LogSink extends EventEmitter {
 
   async tail (filter, n) {
     return this.history(filter || {}, n, false)()
+  }
+
+  // One instance's last n lines held in memory (the rings of its own files; no file is read, no
+  // other app looked at): for the journal at each exit. Lines read from a file carry no pid
+  // (unless in JSON format), so the journal could not use them anyway.
+  recent ({ name, instance, id }, n) {
+    const route = this.apps.get(name)?.routes.get(instance)
+    if (!route) return []
+    return snapshot(new Set([...route.out, ...route.err]), { ids: new Set([id]), streams: OUT_AND_ERR }, n).lines
   }
 
   // The last n lines of each file (PM2's `logs --lines`): { lines, files: [{ file, streams, lines }] }.

@@ -1,5 +1,7 @@
 'use strict'
 
+const { TurnBudget } = require('./turn-budget')
+
 // Graceful stop of one OS process and everything it started, bounded by killTimeout:
 //  1. the tree is read (process-tree.js) while the process still runs, so its children are
 //     found by their parent links before any of them becomes an orphan;
@@ -11,8 +13,12 @@
 //     tag), whatever did not get the signal yet gets it, and the stop waits for all of it;
 //  5. at the deadline, SIGKILL to the process, its group (even when the process itself has
 //     exited) and every process of the tree still alive, until none is left.
-// The stop resolves when the whole tree is gone, with the process's own exit.
-async function stopProcess (handle, { killTimeout = 5000, killSignal = 'SIGINT', shutdownWithMessage = false } = {}) {
+// The stop resolves when the whole tree is gone, with the process's own exit. The signals to the
+// processes themselves take turns of the event loop (turn-budget.js): a stop of many at once
+// spreads them over as many turns as their cost asks.
+const signalTurns = new TurnBudget()
+
+async function stopProcess (handle, { killTimeout = 5000, killSignal = 'SIGINT', shutdownWithMessage = false, turns = signalTurns } = {}) {
   if (handle.exited) {
     await handle.sweep // the leftovers of its exit (handle.js), if that is still under way
     return handle.exitInfo
@@ -28,7 +34,7 @@ async function stopProcess (handle, { killTimeout = 5000, killSignal = 'SIGINT',
   await raceTimeout([exited, handle.release()], left())
   await raceTimeout([collected], left())
   if (!handle.exited && !sentMessage) {
-    const groupSent = handle.signal(killSignal) && handle.group > 0
+    const groupSent = (await turns.run(() => handle.signal(killSignal))) && handle.group > 0
     if (tree) await tree.signal(killSignal, { groupSent }).catch(() => {})
   }
 
@@ -42,7 +48,7 @@ async function stopProcess (handle, { killTimeout = 5000, killSignal = 'SIGINT',
       if (await tree.settled(left())) return handle.exitInfo
     } catch {}
   }
-  handle.signal('SIGKILL')
+  await turns.run(() => handle.signal('SIGKILL'))
   if (tree) await tree.killAll().catch(() => {})
   await raceTimeout([exited], 5000)
   return handle.exitInfo

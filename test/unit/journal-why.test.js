@@ -25,7 +25,7 @@ function world (t) {
     ...Array.from({ length: 25 }, (_, n) => ({ pid: 100, stream: n % 2 ? 'err' : 'out', line: `line ${n}` })),
     { pid: 100, stream: 'err', line: 'Error: boom ' + 'x'.repeat(400) }
   ]
-  const logSink = { tail: async (filter, n) => { assert.deepEqual([...filter.ids], [0]); return lines.slice(-n) } }
+  const logSink = { recent: ({ name, instance, id }, n) => { assert.deepEqual([name, instance, id], ['api', 0, 0]); return lines.slice(-n) } }
   let t0 = 1_700_000_000_000
   const journal = createJournal({ supervisor, logSink, dir, clock: () => (t0 += 1000) })
   t.after(() => journal.close())
