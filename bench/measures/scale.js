@@ -165,13 +165,19 @@ function probeEnv (c) {
   return { NODE_OPTIONS: `--require ${path.join(__dirname, '..', 'lib', 'loop-probe.js')}`, XPM_BENCH_LOOP_FILE: loopFile(c) }
 }
 
-// Deletes every app (not timed) and waits until no process of the round is left.
+// Deletes every app and waits until no process of the round is left. Resolves { ms, loop }: the
+// `delete all` CLI's wall time and the daemon's longest loop stall meanwhile.
 async function clear (c) {
   const pids = (await c.jlist().catch(() => [])).map((p) => p.pid).filter(Boolean)
+  const e0 = Date.now()
+  const t0 = performance.now()
   const res = await c.cli(['delete', 'all'], { timeout: DEADLINE_MS })
+  const ms = performance.now() - t0
   if (res.code !== 0) throw new Error(`delete all exited ${res.code}: ${(res.stderr || res.stdout).trim()}`)
+  const loop = await longestStall(c, e0, e0 + ms)
   await waitFor(async () => (await c.jlist()).length === 0 && pids.every((p) => !isAlive(p)), { timeout: 60000, interval: 100, message: 'every app to be gone' })
   await delay(SETTLE_MS) // the daemon's own clean-up must not land on the next contender's round
+  return { ms, loop }
 }
 
 // The floor: `count` plain `node idle.js` spawned in one loop from this process; resolves the ms
@@ -206,7 +212,7 @@ module.exports = {
   name: 'scale',
   title: 'Many apps at once',
   columns: { raw: 'plain node (floor)', ratio: 'xpm/floor' },
-  description: 'One ecosystem file of N fork-mode apps running an idle script (`setInterval`, no port; it writes one line after its first tick), and one file of a single app with 32 instances of it in cluster mode (`exec_mode: \'cluster\'`, the way both tools run many instances of one app; with no port it starts like fork mode). Timed from issuing `xpm start ecosystem.config.js` / `pm2 start ecosystem.config.js`, with the daemon already running and no app, until the process list (polled one call at a time, 250 ms apart, each poll a Node process: `pm2 jlist`; for xpm `bench/lib/xpm-rows.js`, a `list` request with the fields a poll needs, as the `list` table asks — a `jlist` returns the agents\' figures and so puts every agent at its full report rate, 100 wake-ups a second each) reports every process `online`; the time of the last process going online is taken from the rows\' own timestamps (PM2 `pm_uptime`, xpm answer time − `uptime`), bounded by the last poll that still saw one missing and the first that saw them all. "CLI exited" is the start command\'s own wall time, and its exit code is recorded (a CLI that gives up is not a failed round as long as every process comes online within 180 s). Apps are deleted between rounds, then 1 s of quiet (not timed). Floor: as many plain `node idle.js` processes spawned in one loop from one Node parent, until each has written its line. Where xpm\'s time above the floor goes (daemon CPU profile of a 100-app start): the CLI\'s own start-up and config load (about 70 ms), and `fork()` itself — Node spawns children one after another on the parent\'s thread, about 9 ms each from the daemon against 6.6 ms from a bare Node parent, because the cost of `fork()` grows with the parent\'s address space (a bare parent with 200 MB of ballast takes 10 ms). Readiness adds nothing: a Node app counts as online when the agent reports that its entry has run its first turn. The daemons\' own event loops are watched during each start by a probe preloaded into them (bench/lib/loop-probe.js: a 10 ms `monitorEventLoopDelay`, the longest stall of each second).',
+  description: 'One ecosystem file of N fork-mode apps running an idle script (`setInterval`, no port; it writes one line after its first tick), and one file of a single app with 32 instances of it in cluster mode (`exec_mode: \'cluster\'`, the way both tools run many instances of one app; with no port it starts like fork mode). Timed from issuing `xpm start ecosystem.config.js` / `pm2 start ecosystem.config.js`, with the daemon already running and no app, until the process list (polled one call at a time, 250 ms apart, each poll a Node process: `pm2 jlist`; for xpm `bench/lib/xpm-rows.js`, a `list` request with the fields a poll needs, as the `list` table asks — a `jlist` returns the agents\' figures and so puts every agent at its full report rate, 100 wake-ups a second each) reports every process `online`; the time of the last process going online is taken from the rows\' own timestamps (PM2 `pm_uptime`, xpm answer time − `uptime`), bounded by the last poll that still saw one missing and the first that saw them all. "CLI exited" is the start command\'s own wall time, and its exit code is recorded (a CLI that gives up is not a failed round as long as every process comes online within 180 s). Apps are deleted between rounds (`delete all`, its CLI timed and the daemon\'s longest loop stall meanwhile read), then 1 s of quiet. Floor: as many plain `node idle.js` processes spawned in one loop from one Node parent, until each has written its line. Where xpm\'s time above the floor goes (daemon CPU profile of a 100-app start): the CLI\'s own start-up and config load (about 70 ms), and `fork()` itself — Node spawns children one after another on the parent\'s thread, about 9 ms each from the daemon against 6.6 ms from a bare Node parent, because the cost of `fork()` grows with the parent\'s address space (a bare parent with 200 MB of ballast takes 10 ms). Readiness adds nothing: a Node app counts as online when the agent reports that its entry has run its first turn. The daemons\' own event loops are watched during each start by a probe preloaded into them (bench/lib/loop-probe.js: a 10 ms `monitorEventLoopDelay`, the longest stall of each second).',
   async run (ctx) {
     const counts = ctx.scaleApps || DEFAULT_APPS
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-bench-scale-'))
@@ -227,14 +233,16 @@ module.exports = {
         ctx.log(`  ${kase.label} (${kase.processes} processes)`)
         const result = await alternate([xpm, pm2, floorer], kase.once ? 1 : ctx.rounds(3, 1), async (c) => {
           if (c === floorer) return { [`${kase.id}.online`]: await floor(script, kase.processes, kase.deadlineMs) }
-          try {
-            const r = await timedStart(c, kase, ctx.log)
-            const out = { [`${kase.id}.online`]: r.online, [`${kase.id}.cli`]: r.cli, [`${kase.id}.code`]: r.code }
-            if (r.loop !== null) out[`${kase.id}.loop`] = r.loop
-            return out
-          } finally {
-            await clear(c)
-          }
+          const r = await timedStart(c, kase, ctx.log).catch(async (err) => {
+            await clear(c).catch(() => {})
+            throw err
+          })
+          const out = { [`${kase.id}.online`]: r.online, [`${kase.id}.cli`]: r.cli, [`${kase.id}.code`]: r.code }
+          if (r.loop !== null) out[`${kase.id}.loop`] = r.loop
+          const deleted = await clear(c)
+          out[`${kase.id}.delete`] = deleted.ms
+          if (deleted.loop !== null) out[`${kase.id}.deleteLoop`] = deleted.loop
+          return out
         }, ctx)
         for (const [name, figures] of Object.entries(result.series)) Object.assign(merged.series[name], figures)
         for (const [name, err] of Object.entries(result.errors)) merged.errors[name] = `${kase.label}: ${err}`
@@ -242,7 +250,9 @@ module.exports = {
           { id: `scale.${kase.id}.online`, key: `${kase.id}.online`, label: `${kase.label}: all online per \`jlist\` (floor: all plain processes up)`, unit: 'ms' },
           { id: `scale.${kase.id}.cli`, key: `${kase.id}.cli`, label: `${kase.label}: \`start\` CLI exited`, unit: 'ms' },
           { id: `scale.${kase.id}.code`, key: `${kase.id}.code`, label: `${kase.label}: \`start\` CLI exit code`, unit: 'code' },
-          { id: `scale.${kase.id}.loop`, key: `${kase.id}.loop`, label: `${kase.label}: the daemon's longest event-loop stall during the start`, unit: 'ms' }
+          { id: `scale.${kase.id}.loop`, key: `${kase.id}.loop`, label: `${kase.label}: the daemon's longest event-loop stall during the start`, unit: 'ms' },
+          { id: `scale.${kase.id}.delete`, key: `${kase.id}.delete`, label: `${kase.label}: \`delete all\` CLI exited`, unit: 'ms' },
+          { id: `scale.${kase.id}.deleteLoop`, key: `${kase.id}.deleteLoop`, label: `${kase.label}: the daemon's longest event-loop stall during \`delete all\``, unit: 'ms' }
         )
       }
       return rows(defs, merged)
