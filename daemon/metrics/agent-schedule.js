@@ -14,14 +14,19 @@ function agentInterval (metrics, id = null) {
 }
 
 // Sends a process' agent its interval when it changed (always the full rate for a steady one).
+// coarse: the full rate with 1 s loop ticks (a `jlist`'s lease: attention.agentFine).
 function tellAgent (metrics, state) {
   if (!state.send) return
   const ms = state.steady ? metrics.fullMs : agentInterval(metrics, state.id)
-  const told = state.steady ? `${ms} heartbeat` : ms
+  const coarse = !state.steady && ms === metrics.fullMs && !metrics.attention.agentFine(state.id)
+  const told = state.steady ? `${ms} heartbeat` : coarse ? `${ms} coarse` : ms
   if (told === state.told) return
   state.told = told
+  const message = { cmd: SCHEDULE_CMD, intervalMs: ms }
+  if (state.steady) message.heartbeat = true
+  if (coarse) message.coarse = true
   try {
-    state.send(state.steady ? { cmd: SCHEDULE_CMD, intervalMs: ms, heartbeat: true } : { cmd: SCHEDULE_CMD, intervalMs: ms })
+    state.send(message)
   } catch {} // a closing channel: its exit is reported elsewhere
 }
 

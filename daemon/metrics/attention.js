@@ -44,9 +44,17 @@ class Attention {
   // Whether the agent of `id` (null: of a process nobody names) reports at the full rate: a
   // watcher of it or of all, or a lease taken by a request that returned its figures.
   agentCovers (id = null) {
+    return this.agentFine(id) || (this.now() < this.leaseUntil && this.agentsAll)
+  }
+
+  // Whether it also measures its event loop finely (10 ms ticks: 100 wake-ups a second): for a
+  // watcher, or a `show` that returned it. A `jlist`'s lease of every process asks for reports
+  // every second with 1 s ticks: at 1,000 processes, fine ticks for all of them saturated the
+  // machine for 10 s after each `jlist` (a deploy script polling it kept it so).
+  agentFine (id = null) {
     if (this.allWatchers > 0) return true
-    if (this.now() < this.leaseUntil && (this.agentsAll || (id !== null && this.shown.has(id)))) return true
-    return id !== null && this.idCounts.has(id)
+    if (id === null) return false
+    return this.idCounts.has(id) || (this.now() < this.leaseUntil && this.shown.has(id))
   }
 
   // A watcher of `ids` (an iterable of process ids; null: every process). Returns release(),

@@ -16,8 +16,10 @@ const SLOW_FROM_MS = 5000 // report intervals from this long on use the slow res
 // app (SIGABRT). Elsewhere libuv asks the kernel without a file (macOS task_info, …).
 const RSS_HERE = process.platform !== 'linux'
 
-function resolutionFor (intervalMs) {
-  return intervalMs >= SLOW_FROM_MS ? SLOW_RESOLUTION_MS : RESOLUTION_MS
+// coarse: 1 s ticks whatever the interval (the daemon asks for it when a `jlist` wants fresh
+// figures of every process, not a dashboard the loop's fine detail).
+function resolutionFor (intervalMs, { coarse = false } = {}) {
+  return coarse || intervalMs >= SLOW_FROM_MS ? SLOW_RESOLUTION_MS : RESOLUTION_MS
 }
 
 // The figures of one interval: event-loop delay from a histogram at `resolution` ms (0: none),
@@ -61,7 +63,7 @@ function createCollector () {
     }
   }
 
-  return { collect, useResolution }
+  return { collect, useResolution, resolution: () => resolution }
 }
 
 // Sends heap, RSS, event-loop delay and utilization over each interval through `send`
@@ -73,8 +75,8 @@ function createCollector () {
 // heartbeat: a report goes out every interval even when nothing changed, for a daemon that
 // counts a missing report as a blocked loop (the watchdog, max_event_loop_delay).
 // firstReportMs: the first report that long after the start instead of one interval.
-function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () => {}, heartbeat = false, firstReportMs = null }) {
-  const { collect, useResolution } = createCollector()
+function startMetricsReporter ({ intervalMs, coarse = false, send, connected, onDisconnect = () => {}, heartbeat = false, firstReportMs = null }) {
+  const { collect, useResolution, resolution } = createCollector()
   let timer = null
   let current = 0
   const sent = {}
@@ -100,9 +102,10 @@ function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () 
   // report is pending.
   let armed = 0
   let firstTimer = null
+  let fine = !coarse
 
   function arm () {
-    useResolution(current ? resolutionFor(current) : 0)
+    useResolution(current ? resolutionFor(current, { coarse: !fine }) : 0)
     if (armed === current) return
     clearInterval(timer)
     timer = null
@@ -113,8 +116,9 @@ function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () 
     timer.unref()
   }
 
-  function setRate (ms) {
+  function setRate (ms, { coarse = !fine } = {}) {
     current = ms
+    fine = !coarse
     if (firstTimer && ms) return // the first report re-arms at the rate asked for by then
     clearTimeout(firstTimer)
     firstTimer = null
@@ -145,6 +149,7 @@ function startMetricsReporter ({ intervalMs, send, connected, onDisconnect = () 
     setInterval: setRate,
     setHeartbeat (on) { heartbeat = on === true },
     get intervalMs () { return current },
+    get resolutionMs () { return resolution() },
     get heartbeat () { return heartbeat }
   }
 }

@@ -33,6 +33,7 @@ function followSchedule ({ ipc, env = process.env, pid = process.pid, on = (fn) 
   const fixed = env.XPM_METRICS_INTERVAL ? intervalFrom(env) : null
   let wanted = fixed // ms; null until the daemon says
   let heartbeat = false
+  let coarse = false // 1 s loop ticks even at the full rate (metrics-reporter.js)
   let ready = false
   let stopped = false
   let reporter = null
@@ -42,16 +43,17 @@ function followSchedule ({ ipc, env = process.env, pid = process.pid, on = (fn) 
     if (stopped || !ready || wanted === null) return
     if (reporter) {
       reporter.setHeartbeat(heartbeat)
-      return reporter.setInterval(wanted)
+      return reporter.setInterval(wanted, { coarse })
     }
     if (!wanted || !ipc.connected()) return
     const { startMetricsReporter } = require('./metrics-reporter')
-    reporter = startMetricsReporter({ intervalMs: wanted, send: ipc.send, connected: ipc.connected, heartbeat, firstReportMs: fixed === null ? FIRST_REPORT_MS : null })
+    reporter = startMetricsReporter({ intervalMs: wanted, coarse, send: ipc.send, connected: ipc.connected, heartbeat, firstReportMs: fixed === null ? FIRST_REPORT_MS : null })
   }
 
   function onMessage (msg) {
     if (msg === null || typeof msg !== 'object' || msg.cmd !== CMD) return
     heartbeat = msg.heartbeat === true
+    coarse = msg.coarse === true
     if (fixed !== null) return apply()
     const ms = Number(msg.intervalMs)
     if (!Number.isFinite(ms) || ms < 0) return

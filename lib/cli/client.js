@@ -97,6 +97,9 @@ class Client extends EventEmitter {
   }
 }
 
+const HELLO_MS = 3000 // how long a daemon has to say hello on a connection
+const SLOW_HELLO_MS = 30000 // the second try, once the lock said a daemon holds the home
+
 // Connects and waits for the daemon's hello. Rejects with err.code 'ECONNREFUSED'/'ENOENT' when
 // nobody listens, so callers can start a daemon.
 function connectOnce (socketPath, { timeout = 3000 } = {}) {
@@ -139,7 +142,7 @@ async function connect ({ home, autoStart = true, timeout = 10000, shutdownWait 
   let last
   for (;;) {
     try {
-      return await connectOnce(paths.socket)
+      return await connectOnce(paths.socket, { timeout: waited ? SLOW_HELLO_MS : HELLO_MS })
     } catch (err) {
       if (err instanceof XpmError) throw err
       last = err
@@ -158,7 +161,9 @@ async function connect ({ home, autoStart = true, timeout = 10000, shutdownWait 
         `The xpm daemon${holder.pid ? ` (pid ${holder.pid})` : ''} holds ${paths.home} but does not answer on ${paths.socket} (${last?.code || 'no answer'}); see ${paths.daemonLog}`)
     }
     // 'running': it has checked its socket (and listened again) before answering the lock;
-    // 'starting': its socket comes once it has read its state
+    // 'starting': its socket comes once it has read its state. A live daemon that did not say
+    // hello in time is slow, not gone (a machine saturated by its processes): wait longer.
+    if (last?.code === 'ETIMEDOUT') stderr.write(`[xpm] the daemon${holder.pid ? ` (pid ${holder.pid})` : ''} is slow to answer; waiting up to ${SLOW_HELLO_MS / 1000} s\n`)
     waited = true
     await require('./daemon-spawn').waitForSocket(paths, { timeout }).catch((err) => { last = err })
   }

@@ -75,3 +75,24 @@ test('xpm kill with no daemon says so and exits 0', async (t) => {
   assert.equal(res.code, 0)
   assert.match(res.stdout, /no daemon/)
 })
+
+test('a daemon that is alive but slow to say hello (its machine saturated) is waited for, not reported unreachable', async (t) => {
+  const h = createHome(t)
+  assert.equal((await h.run(['ping'])).code, 0)
+  const pid = h.daemonPid()
+  process.kill(pid, 'SIGSTOP') // stands for a daemon that gets no CPU for several seconds
+  t.after(() => { try { process.kill(pid, 'SIGCONT') } catch {} })
+  const { spawn } = require('node:child_process')
+  const { BIN } = require('../helpers/xpm')
+  const cli = spawn(process.execPath, [BIN, 'ping'], { env: h.env, stdio: ['ignore', 'pipe', 'pipe'] })
+  t.after(() => { if (cli.exitCode === null) cli.kill('SIGKILL') })
+  let stdout = ''
+  let stderr = ''
+  cli.stdout.on('data', (d) => { stdout += d })
+  cli.stderr.on('data', (d) => { stderr += d })
+  const exited = new Promise((resolve) => cli.once('exit', resolve))
+  await waitFor(() => /is slow to answer; waiting up to 30 s/.test(stderr), { timeout: 20000, message: 'the CLI to say it waits' })
+  process.kill(pid, 'SIGCONT')
+  assert.equal(await exited, 0, stderr)
+  assert.match(stdout, new RegExp(`pong \\(daemon pid ${pid},`))
+})

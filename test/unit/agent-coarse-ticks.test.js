@@ -1,0 +1,38 @@
+'use strict'
+
+// The agent measures its event loop with 10 ms ticks (100 wake-ups a second) only when asked
+// for the fine figures (a dashboard, a `show`); at the full rate of a `jlist`'s lease (`coarse`)
+// and at the slow rate, with 1 s ticks. lib/agent/metrics-reporter.js, metrics-schedule.js.
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { startMetricsReporter, RESOLUTION_MS, SLOW_RESOLUTION_MS } = require('../../lib/agent/metrics-reporter')
+const { followSchedule } = require('../../lib/agent/metrics-schedule')
+const { waitFor } = require('../helpers/wait')
+
+const ipc = { connected: () => true, send: () => true }
+
+test('the reporter\'s tick follows the rate and the coarse flag', (t) => {
+  const reporter = startMetricsReporter({ intervalMs: 1000, coarse: true, ...ipc })
+  t.after(() => reporter.stop())
+  assert.equal(reporter.resolutionMs, SLOW_RESOLUTION_MS, 'a jlist\'s lease: reports each second, 1 s ticks')
+  reporter.setInterval(1000, { coarse: false })
+  assert.equal(reporter.resolutionMs, RESOLUTION_MS, 'watched: 10 ms ticks')
+  reporter.setInterval(1000, { coarse: true })
+  assert.equal(reporter.resolutionMs, SLOW_RESOLUTION_MS)
+  reporter.setInterval(30000, { coarse: false })
+  assert.equal(reporter.resolutionMs, SLOW_RESOLUTION_MS, 'nobody watching: 1 s ticks')
+  reporter.stop()
+  assert.equal(reporter.resolutionMs, 0, 'stopped: no histogram')
+})
+
+test('the daemon\'s schedule message carries the flag to the reporter', async (t) => {
+  let deliver
+  const schedule = followSchedule({ ipc, env: { XPM_METRICS_INTERVAL: '100' }, on: (fn) => { deliver = fn }, off: () => {} })
+  t.after(() => schedule.stop())
+  deliver({ cmd: 'NODE_XPM_METRICS', intervalMs: 1000, coarse: true })
+  schedule.booted()
+  await waitFor(() => schedule.reporter, { timeout: 5000, interval: 10, message: 'the reporter to start' })
+  assert.equal(schedule.reporter.resolutionMs, SLOW_RESOLUTION_MS)
+  deliver({ cmd: 'NODE_XPM_METRICS', intervalMs: 1000 })
+  assert.equal(schedule.reporter.resolutionMs, RESOLUTION_MS)
+})
