@@ -14,7 +14,7 @@ function agentInterval (metrics, id = null) {
 }
 
 // Sends a process' agent its interval when it changed (always the full rate for a steady one).
-// coarse: the full rate with 1 s loop ticks (a `jlist`'s lease: attention.agentFine).
+// coarse: the full rate with 100 ms loop ticks (a `jlist`'s lease: attention.agentFine).
 function tellAgent (metrics, state) {
   if (!state.send) return
   const ms = state.steady ? metrics.fullMs : agentInterval(metrics, state.id)

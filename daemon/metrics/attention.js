@@ -49,7 +49,7 @@ class Attention {
 
   // Whether it also measures its event loop finely (10 ms ticks: 100 wake-ups a second): for a
   // watcher, or a `show` that returned it. A `jlist`'s lease of every process asks for reports
-  // every second with 1 s ticks: at 1,000 processes, fine ticks for all of them saturated the
+  // every second with 100 ms ticks: at 1,000 processes, fine ticks for all of them saturated the
   // machine for 10 s after each `jlist` (a deploy script polling it kept it so).
   agentFine (id = null) {
     if (this.allWatchers > 0) return true

@@ -16,10 +16,13 @@ const SLOW_FROM_MS = 5000 // report intervals from this long on use the slow res
 // app (SIGABRT). Elsewhere libuv asks the kernel without a file (macOS task_info, …).
 const RSS_HERE = process.platform !== 'linux'
 
-// coarse: 1 s ticks whatever the interval (the daemon asks for it when a `jlist` wants fresh
-// figures of every process, not a dashboard the loop's fine detail).
+// coarse: 100 ms ticks at the full rate (the daemon asks for it when a `jlist` wants fresh
+// figures of every process, not a dashboard the loop's fine detail): 10 wake-ups a second, and
+// a stall of 100 ms or more still shows.
+const COARSE_RESOLUTION_MS = 100
 function resolutionFor (intervalMs, { coarse = false } = {}) {
-  return coarse || intervalMs >= SLOW_FROM_MS ? SLOW_RESOLUTION_MS : RESOLUTION_MS
+  if (intervalMs >= SLOW_FROM_MS) return SLOW_RESOLUTION_MS
+  return coarse ? COARSE_RESOLUTION_MS : RESOLUTION_MS
 }
 
 // The figures of one interval: event-loop delay from a histogram at `resolution` ms (0: none),
@@ -154,4 +157,4 @@ function startMetricsReporter ({ intervalMs, coarse = false, send, connected, on
   }
 }
 
-module.exports = { startMetricsReporter, resolutionFor, RESOLUTION_MS, SLOW_RESOLUTION_MS }
+module.exports = { startMetricsReporter, resolutionFor, RESOLUTION_MS, COARSE_RESOLUTION_MS, SLOW_RESOLUTION_MS }

@@ -33,7 +33,7 @@ function followSchedule ({ ipc, env = process.env, pid = process.pid, on = (fn) 
   const fixed = env.XPM_METRICS_INTERVAL ? intervalFrom(env) : null
   let wanted = fixed // ms; null until the daemon says
   let heartbeat = false
-  let coarse = false // 1 s loop ticks even at the full rate (metrics-reporter.js)
+  let coarse = false // 100 ms loop ticks at the full rate (metrics-reporter.js)
   let ready = false
   let stopped = false
   let reporter = null

@@ -30,7 +30,9 @@ async function showJson (h, name) {
   return details
 }
 
-// The next `count` agent reports of `name`, as jlist process objects. A report is told from the
+// The next `count` agent reports of `name`, as `show --json` process objects (a `show` asks its
+// processes' agents for the fine figures, 10 ms loop ticks; a `jlist`'s are exact to 100 ms:
+// docs/metrics.md). A report is told from the
 // previous one by its figures: metrics.at also moves with each OS sample, so it cannot say
 // whether the agent has spoken again. The report already there when this is called is skipped,
 // and so is any report from a process younger than `minUptime` (its interval covers the boot).
@@ -38,9 +40,9 @@ async function showJson (h, name) {
 async function agentReports (h, name, count, { timeout = 15000, minUptime = 1500, interval = 300, until = (r) => r.length >= count } = {}) {
   const key = (m) => m && JSON.stringify({ ...m, at: undefined })
   const reports = []
-  let last = key((await procOf(h, name)).metrics)
+  let last = key((await showJson(h, name)).metrics)
   await waitFor(async () => {
-    const p = await procOf(h, name)
+    const p = await showJson(h, name)
     if (p.metrics && key(p.metrics) !== last) {
       last = key(p.metrics)
       if (p.uptime >= minUptime) reports.push(p)

@@ -2,10 +2,10 @@
 
 // The agent measures its event loop with 10 ms ticks (100 wake-ups a second) only when asked
 // for the fine figures (a dashboard, a `show`); at the full rate of a `jlist`'s lease (`coarse`)
-// and at the slow rate, with 1 s ticks. lib/agent/metrics-reporter.js, metrics-schedule.js.
+// with 100 ms ticks, and at the slow rate with 1 s ticks. lib/agent/metrics-reporter.js, metrics-schedule.js.
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { startMetricsReporter, RESOLUTION_MS, SLOW_RESOLUTION_MS } = require('../../lib/agent/metrics-reporter')
+const { startMetricsReporter, RESOLUTION_MS, COARSE_RESOLUTION_MS, SLOW_RESOLUTION_MS } = require('../../lib/agent/metrics-reporter')
 const { followSchedule } = require('../../lib/agent/metrics-schedule')
 const { waitFor } = require('../helpers/wait')
 
@@ -14,11 +14,11 @@ const ipc = { connected: () => true, send: () => true }
 test('the reporter\'s tick follows the rate and the coarse flag', (t) => {
   const reporter = startMetricsReporter({ intervalMs: 1000, coarse: true, ...ipc })
   t.after(() => reporter.stop())
-  assert.equal(reporter.resolutionMs, SLOW_RESOLUTION_MS, 'a jlist\'s lease: reports each second, 1 s ticks')
+  assert.equal(reporter.resolutionMs, COARSE_RESOLUTION_MS, 'a jlist\'s lease: reports each second, 100 ms ticks')
   reporter.setInterval(1000, { coarse: false })
   assert.equal(reporter.resolutionMs, RESOLUTION_MS, 'watched: 10 ms ticks')
   reporter.setInterval(1000, { coarse: true })
-  assert.equal(reporter.resolutionMs, SLOW_RESOLUTION_MS)
+  assert.equal(reporter.resolutionMs, COARSE_RESOLUTION_MS)
   reporter.setInterval(30000, { coarse: false })
   assert.equal(reporter.resolutionMs, SLOW_RESOLUTION_MS, 'nobody watching: 1 s ticks')
   reporter.stop()
@@ -32,7 +32,7 @@ test('the daemon\'s schedule message carries the flag to the reporter', async (t
   deliver({ cmd: 'NODE_XPM_METRICS', intervalMs: 1000, coarse: true })
   schedule.booted()
   await waitFor(() => schedule.reporter, { timeout: 5000, interval: 10, message: 'the reporter to start' })
-  assert.equal(schedule.reporter.resolutionMs, SLOW_RESOLUTION_MS)
+  assert.equal(schedule.reporter.resolutionMs, COARSE_RESOLUTION_MS)
   deliver({ cmd: 'NODE_XPM_METRICS', intervalMs: 1000 })
   assert.equal(schedule.reporter.resolutionMs, RESOLUTION_MS)
 })
