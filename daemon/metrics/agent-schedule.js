@@ -1,8 +1,11 @@
 'use strict'
 
+const { TurnBudget } = require('../../lib/shared/turn-budget')
+
 // What each process' agent is told about its report interval (daemon/metrics/index.js): an
 // internal NODE_ message, invisible to the app, sent when it starts and whenever its rate changes.
 const SCHEDULE_CMD = 'NODE_XPM_METRICS' // see lib/agent/metrics-schedule.js
+const sendTurns = new TurnBudget()
 
 // The interval a process' agent reports at: the full rate while it is watched (a `list`'s lease
 // alone does not count: attention.js), else the pace of Prometheus scrapes, else the slow one.
@@ -25,9 +28,9 @@ function tellAgent (metrics, state) {
   const message = { cmd: SCHEDULE_CMD, intervalMs: ms }
   if (state.steady) message.heartbeat = true
   if (coarse) message.coarse = true
-  try {
-    state.send(message)
-  } catch {} // a closing channel: its exit is reported elsewhere
+  // Each message wakes its process, which may take the daemon's core: a `jlist` of 1,000 sent
+  // them all in one turn and held the loop for 230 ms. In order, a few milliseconds a turn.
+  sendTurns.run(() => state.send(message)).catch(() => {}) // a closing channel: its exit is reported elsewhere
 }
 
 module.exports = { agentInterval, tellAgent, SCHEDULE_CMD }

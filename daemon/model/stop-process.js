@@ -1,6 +1,6 @@
 'use strict'
 
-const { TurnBudget } = require('./turn-budget')
+const { TurnBudget } = require('../../lib/shared/turn-budget')
 
 // Graceful stop of one OS process and everything it started, bounded by killTimeout:
 //  1. the tree is read (process-tree.js) while the process still runs, so its children are
@@ -14,7 +14,7 @@ const { TurnBudget } = require('./turn-budget')
 //  5. at the deadline, SIGKILL to the process, its group (even when the process itself has
 //     exited) and every process of the tree still alive, until none is left.
 // The stop resolves when the whole tree is gone, with the process's own exit. The signals to the
-// processes themselves take turns of the event loop (turn-budget.js): a stop of many at once
+// processes themselves take turns of the event loop (lib/shared/turn-budget.js): a stop of many at once
 // spreads them over as many turns as their cost asks.
 const signalTurns = new TurnBudget()
 

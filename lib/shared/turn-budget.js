@@ -7,12 +7,14 @@ const { performance } = require('node:perf_hooks')
 // and `xpm stop all` of 1,000 processes signalled them all in one turn and held the loop for
 // 4.5 s (bench/findings.md). run(fn) calls fn at once while this turn has spent less than
 // budgetMs on such work, else in a later turn, in the order asked; it resolves with fn's result.
-// At least one call per turn, however slow.
+// The first minPerTurn calls of a turn go at once however long they take (a stop of a few
+// processes is never deferred), and at least one call per turn, however slow.
 class TurnBudget {
-  constructor ({ budgetMs = 5, nextTurn = setImmediate, now = () => performance.now() } = {}) {
-    Object.assign(this, { budgetMs, nextTurn, now })
+  constructor ({ budgetMs = 5, minPerTurn = 16, nextTurn = setImmediate, now = () => performance.now() } = {}) {
+    Object.assign(this, { budgetMs, minPerTurn, nextTurn, now })
     this.queue = []
     this.turnStart = null // when this turn's first call began
+    this.calls = 0 // calls made this turn
     this.scheduled = false
   }
 
@@ -31,14 +33,16 @@ class TurnBudget {
   }
 
   inBudget () {
-    return this.turnStart === null || this.now() - this.turnStart < this.budgetMs
+    return this.turnStart === null || this.calls < this.minPerTurn || this.now() - this.turnStart < this.budgetMs
   }
 
   call (fn) {
     if (this.turnStart === null) {
       this.turnStart = this.now()
+      this.calls = 0
       this.schedule() // a new budget next turn
     }
+    this.calls++
     return fn()
   }
 
