@@ -176,7 +176,7 @@ class Supervisor extends EventBus {
       const only = spec.autostart === false && !app?.running ? { instances: [], dependencies: null } : { dependencies }
       if (!app) {
         app = this.addApp(spec)
-        app.applySpec(spec)
+        app.reshape({ spec })
         return registered(spec, await app.start({ onProgress, ...only }))
       }
       return registered(spec, await app.start({ spec, fromScript, copy: force || spec.force === true, onProgress, ...only }))
@@ -259,6 +259,8 @@ class Supervisor extends EventBus {
     if (apps.length !== 1) {
       throw new XpmError('XPM_ERR_BAD_ARGUMENT', `scale changes one app; "${target}" names ${apps.length} (${apps.map((a) => a.name).join(', ')})`, { details: { target } })
     }
+    // the count is recorded at accept: a scale sent during a delete of the app comes after it
+    if (apps[0].deleting && !apps[0].deleted) return this.deleteWaits.after(apps[0], () => this.scale(target, change))
     return apps[0].scale(change)
   }
 
