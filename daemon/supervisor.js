@@ -7,13 +7,13 @@ const { Ids } = require('./model/ids')
 const { ForkPacer } = require('./model/fork-pacer')
 const { DeleteWaits } = require('./delete-waits')
 const { launcherFor } = require('./launchers')
-const { waitForDependencies, inReverseDependencyOrder, chainDepth, refuseCycles } = require('./dependencies')
+const { waitForDependencies, inReverseDependencyOrder, chainDepth, refuseCycles, dependencyState } = require('./dependencies')
 const { instancesOfTarget, appNamed } = require('./targets')
 const { lastErrorLines } = require('./logs/last-error-lines')
 const { shuttingDown } = require('./phase')
 const { wireEvents, wire } = require('./supervisor-wiring')
 const { listRows, showRows } = require('./projection')
-const { announce, registered, merge } = require('./command-results')
+const { announce, registered, merge, heldBack } = require('./command-results')
 const { renameApp } = require('./rename')
 
 // The registry of apps and the commands on them. A command resolves its target to instances,
@@ -48,6 +48,9 @@ class Supervisor extends EventBus {
       forkPacer: new ForkPacer(),
       closing: () => this.closing,
       forget: (app) => this.forget(app),
+      // a restart, reload or scale of an app whose start failed on a dependency waits for it
+      // again, as its start did (with the dependencies the intent's spec names)
+      untilDependencies: (app, signal) => dependencyState(app)?.failed ? waitForDependencies(this, app.desiredSpec, null, signal) : null,
       lastErrorLines: (inst, opts) => this.lastErrorLines(inst, opts)
     }
     wireEvents(this)
@@ -202,7 +205,7 @@ class Supervisor extends EventBus {
   }
 
   async startTarget (target, { onProgress = null } = {}) {
-    const results = await this.eachApp(target, (app, instances) => app.startOrRestart(instances, { onProgress }), { onProgress, start: true, stop: true })
+    const results = await this.eachApp(target, (app, instances) => app.startOrRestart(instances, { onProgress }).catch(heldBack(instances)), { onProgress, start: true, stop: true })
     return merge(results, ['ids', 'failures', 'alreadyOnline', 'finished', 'skipped'])
   }
 
@@ -216,7 +219,7 @@ class Supervisor extends EventBus {
   async restart (target, { onProgress = null, specs = null } = {}) {
     const results = await this.eachApp(target, (app, instances) => app.restart(instances, {
       onProgress, spec: specs?.find((s) => s.name === app.name) ?? null
-    }), { onProgress, stop: true, start: true })
+    }).catch(heldBack(instances)), { onProgress, stop: true, start: true })
     return merge(results, ['ids', 'failures', 'finished', 'skipped'])
   }
 

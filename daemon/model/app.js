@@ -23,6 +23,8 @@ class App {
   //   forkPacer       a few forks per turn of the event loop (model/fork-pacer.js), or null
   //   closing()       whether the daemon shuts down
   //   forget(app)     takes a deleted app out of the registry
+  //   untilDependencies(app, signal)  null, or for an app held back by a failed dependency
+  //                   (daemon/dependencies.js), resolves once they are ready, or rejects
   //   lastErrorLines  instance → its last stderr lines (daemon/logs), for a failed start's reply
   constructor ({ spec, listens = false, context }) {
     this.name = spec.name
@@ -76,6 +78,8 @@ class App {
     return this.lane.run(kind, async (signal) => {
       if (this.deleted) throw notFound(this.name)
       if (this.context.closing?.() && !TAKE_DOWN.has(kind)) throw shuttingDown()
+      // held back by a failed dependency: brought up only once its dependencies are ready
+      if (!TAKE_DOWN.has(kind)) await this.context.untilDependencies?.(this, signal)
       return fn(signal)
     }, options)
   }
