@@ -78,8 +78,13 @@ class App {
     return this.lane.run(kind, async (signal) => {
       if (this.deleted) throw notFound(this.name)
       if (this.context.closing?.() && !TAKE_DOWN.has(kind)) throw shuttingDown()
-      // held back by a failed dependency: brought up only once its dependencies are ready
-      if (!TAKE_DOWN.has(kind)) await this.context.untilDependencies?.(this, signal)
+      // held back by a failed dependency (nothing of it runs): it takes its intent's spec, and
+      // is brought up only once the dependencies that spec names are ready
+      const heldBack = TAKE_DOWN.has(kind) ? null : this.context.untilDependencies?.(this, signal)
+      if (heldBack) {
+        this.adoptSpec()
+        await heldBack
+      }
       return fn(signal)
     }, options)
   }

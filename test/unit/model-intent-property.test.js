@@ -246,11 +246,18 @@ const REGRESSIONS = [
   // in the property (it now ends once every command is sent), and the restore never returned
   [{ op: 'delete', target: 'c' }, { op: 'start', name: 'a', instances: 3, force: true, fromScript: false, autostart: false, dependsOnA: false, job: true }, { op: 'start', name: 'b', instances: 3, force: false, fromScript: false, autostart: false, dependsOnA: true, job: true }, { op: 'watchRestart', name: 'b' }, { op: 'startTarget', target: '0' }, { op: 'startTarget', target: 'b' }, { op: 'save' }, { op: 'daemonCrash' }],
   // seed 1000878422 (CI, Node 22/24): a resurrect during a rename registered the new name a second time
-  [{ op: 'start', name: 'a', instances: 1, force: false }, { op: 'rename', target: 'a', to: 'c' }, { op: 'save' }, { op: 'resurrect' }, { op: 'settle' }]
+  [{ op: 'start', name: 'a', instances: 1, force: false }, { op: 'rename', target: 'a', to: 'c' }, { op: 'save' }, { op: 'resurrect' }, { op: 'settle' }],
+  // seeds 399138177, 919005937 (fork mode; once a start of an app held back by a failed
+  // dependency waited for it again): the second start failed on that wait before it took its
+  // spec, so b ran on the first start's spec while its intent held the second's
+  [{ op: 'start', name: 'b', instances: 1, force: false, dependsOnA: true }, { op: 'start', name: 'b', instances: 1, force: false, dependsOnA: true, job: true }],
+  // seed 1091261938 (Node 24, fork mode): the same after a daemon crash, b restored stopped
+  // (autostart: false) and held back by its restore
+  [{ op: 'start', name: 'b', instances: 1, force: false, autostart: false, dependsOnA: true }, { op: 'daemonCrash' }, { op: 'start', name: 'b', instances: 1, force: false, dependsOnA: true }, { op: 'settle' }]
 ]
 
 // cases found in fork mode or with processes slow to stop: regression number → run options
-const RUN_OPTIONS = new Map([[REGRESSIONS.length, { cluster: false, exitAfterMs: 15 }]])
+const RUN_OPTIONS = new Map([[16, { cluster: false, exitAfterMs: 15 }], [17, { cluster: false }], [18, { cluster: false }]])
 
 for (const [n, commands] of REGRESSIONS.entries()) {
   test(`regression ${n + 1}: ${commands.map((c) => c.op).join(', ')} converges to the intent`, () => run(commands, RUN_OPTIONS.get(n + 1)))
