@@ -81,11 +81,16 @@ class App {
       // held back by a failed dependency (nothing of it runs): it takes its intent's spec, and
       // is brought up only once the dependencies that spec names are ready
       const heldBack = TAKE_DOWN.has(kind) ? null : this.context.untilDependencies?.(this, signal)
-      if (heldBack) {
-        this.adoptSpec()
-        await heldBack
-      }
-      return fn(signal)
+      if (!heldBack) return fn(signal)
+      this.adoptSpec()
+      await heldBack
+      // ready now: the instances its failed start left down come up too, after the operation's
+      // own work (a scale, a restart of some of them) if that did not launch them
+      const owed = new Map(this.kept.filter((i) => i.wanted && !i.processes().length).map((i) => [i, i.startedAt]))
+      const result = await fn(signal)
+      const left = [...owed].filter(([i, at]) => i.startedAt === at && i.wanted && !i.removing && this.instances.includes(i) && !i.processes().length)
+      if (left.length) await this.launchAll(left.map(([i]) => i), signal)
+      return result
     }, options)
   }
 

@@ -253,11 +253,15 @@ const REGRESSIONS = [
   [{ op: 'start', name: 'b', instances: 1, force: false, dependsOnA: true }, { op: 'start', name: 'b', instances: 1, force: false, dependsOnA: true, job: true }],
   // seed 1091261938 (Node 24, fork mode): the same after a daemon crash, b restored stopped
   // (autostart: false) and held back by its restore
-  [{ op: 'start', name: 'b', instances: 1, force: false, autostart: false, dependsOnA: true }, { op: 'daemonCrash' }, { op: 'start', name: 'b', instances: 1, force: false, dependsOnA: true }, { op: 'settle' }]
+  [{ op: 'start', name: 'b', instances: 1, force: false, autostart: false, dependsOnA: true }, { op: 'daemonCrash' }, { op: 'start', name: 'b', instances: 1, force: false, dependsOnA: true }, { op: 'settle' }],
+  // seed 1827534337 (fork mode): b held back (a not managed yet), then a started, then a scale of
+  // b that changed nothing: it waited for a, which was ready, and launched nothing, so b was
+  // wanted up, no longer held back, and down
+  [{ op: 'start', name: 'b', instances: 1, force: false, dependsOnA: true }, { op: 'start', name: 'a', instances: 1, force: false }, { op: 'scale', name: 'b', to: 1 }]
 ]
 
 // cases found in fork mode or with processes slow to stop: regression number → run options
-const RUN_OPTIONS = new Map([[16, { cluster: false, exitAfterMs: 15 }], [17, { cluster: false }], [18, { cluster: false }]])
+const RUN_OPTIONS = new Map([[16, { cluster: false, exitAfterMs: 15 }], [17, { cluster: false }], [18, { cluster: false }], [19, { cluster: false }]])
 
 for (const [n, commands] of REGRESSIONS.entries()) {
   test(`regression ${n + 1}: ${commands.map((c) => c.op).join(', ')} converges to the intent`, () => run(commands, RUN_OPTIONS.get(n + 1)))
