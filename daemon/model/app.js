@@ -222,7 +222,6 @@ class App {
   // queued before it has already replaced: daemon/policies/replace.js).
   reload (instances = this.kept, { spec = null, reason = 'reload', onStep = () => {}, coalesce = null, onlyIf = null } = {}) {
     const change = spec ? this.reshape({ spec, wantAdded: this.running }) : NO_CHANGE
-    if (spec) this.emit('intent', { app: this.name })
     return this.run('reload', async (signal) => {
       this.adoptSpec()
       const dropped = onlyIf ? instances.filter((i) => !onlyIf(i)).map((i) => i.id) : []
