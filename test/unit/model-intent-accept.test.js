@@ -85,3 +85,20 @@ test('a start sent while its app is being deleted: nothing of it saved until the
   const [started] = await starting
   assert.equal(started.failures.length, 0)
 })
+
+test('a scale of a stopped app is written to state.json at once, as every change of intent (no debounce)', async (t) => {
+  const { StateKeeper } = require('../../daemon/persistence/state-keeper')
+  const { StartTimes } = require('../../daemon/persistence/snapshot')
+  const sup = new Supervisor({ launcher: fakeLauncher().launcherFor })
+  await sup.start([spec('api', 1)])
+  await sup.stop('api')
+  const writes = []
+  const keeper = new StateKeeper({ file: 'state.json', supervisor: sup, debounceMs: 60000, startTimes: new StartTimes({ readStat: async () => null }), write: async (file, text) => { writes.push(JSON.parse(text)) } })
+  await keeper.start()
+  t.after(() => keeper.freeze())
+  writes.length = 0
+  const scaling = sup.scale('api', '3')
+  await waitFor(() => writes.length, { message: 'a write without the debounce' })
+  assert.deepEqual(writes[0].apps.map((a) => [a.spec.name, a.instances.map((i) => i.desired)]), [['api', ['stopped', 'stopped', 'stopped']]])
+  await scaling
+})
