@@ -56,6 +56,7 @@ const asked = (s) => ({ autorestart: s.autorestart ?? null, autostart: s.autosta
 // name, instance count and spec; null for a command that is not accepted in this tick (it waits
 // for a delete or a rename of that name) or is refused (an unknown app).
 function askedAtAccept (sup, c, specOf) {
+  if (c.op === 'rename') return renamedAtAccept(sup, c)
   if (!['start', 'scale', 'reloadSpec', 'restartSpec'].includes(c.op)) return null
   const app = sup.apps.get(c.name)
   const live = app && !app.deleted
@@ -69,6 +70,14 @@ function askedAtAccept (sup, c, specOf) {
   if (!live || !app.instances.length) return null
   if (c.op === 'scale') return { ...now, instances: c.to }
   return { name: c.name, instances: c.instances, spec: asked(specOf(c)) }
+}
+
+// A rename: the app under its new name, with the instances its intent has (daemon/rename.js).
+function renamedAtAccept (sup, c) {
+  let apps
+  try { apps = sup.appsOf(c.target) } catch { return null }
+  if (apps.length !== 1 || apps[0].deleting || sup.apps.has(c.to) || sup.renaming.has(c.to)) return null
+  return { name: c.to, instances: apps[0].kept.length, spec: asked(spec(c.to, 1)) }
 }
 
 // Until nothing is in flight, within a deadline (the fake processes stop on timers: kill_timeout
@@ -257,11 +266,14 @@ const REGRESSIONS = [
   // seed 1827534337 (fork mode): b held back (a not managed yet), then a started, then a scale of
   // b that changed nothing: it waited for a, which was ready, and launched nothing, so b was
   // wanted up, no longer held back, and down
-  [{ op: 'start', name: 'b', instances: 1, force: false, dependsOnA: true }, { op: 'start', name: 'a', instances: 1, force: false }, { op: 'scale', name: 'b', to: 1 }]
+  [{ op: 'start', name: 'b', instances: 1, force: false, dependsOnA: true }, { op: 'start', name: 'a', instances: 1, force: false }, { op: 'scale', name: 'b', to: 1 }],
+  // seed 1674950402 (fork mode; once a rename was checked at accept): a rename right after a
+  // start that took b from 2 instances to 1 renamed both, the one being removed too
+  [{ op: 'start', name: 'b', instances: 1, force: false }, { op: 'scale', name: 'b', to: 2 }, { op: 'start', name: 'b', instances: 1, force: false }, { op: 'rename', target: 'b', to: 'a' }]
 ]
 
 // cases found in fork mode or with processes slow to stop: regression number → run options
-const RUN_OPTIONS = new Map([[16, { cluster: false, exitAfterMs: 15 }], [17, { cluster: false }], [18, { cluster: false }], [19, { cluster: false }]])
+const RUN_OPTIONS = new Map([[16, { cluster: false, exitAfterMs: 15 }], [17, { cluster: false }], [18, { cluster: false }], [19, { cluster: false }], [20, { cluster: false }]])
 
 for (const [n, commands] of REGRESSIONS.entries()) {
   test(`regression ${n + 1}: ${commands.map((c) => c.op).join(', ')} converges to the intent`, () => run(commands, RUN_OPTIONS.get(n + 1)))
