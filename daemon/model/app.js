@@ -6,6 +6,7 @@ const { Instance } = require('./instance')
 const { reloadInstances } = require('./reload')
 const { launchAll } = require('./app-launch')
 const { startApp } = require('./app-start')
+const { runHeldBack } = require('./held-back')
 const { reshape, NO_CHANGE, scaleApp, addCopy } = require('./app-scale')
 const { isWantedUp } = require('./predicates')
 const { DRAIN } = require('./drain')
@@ -78,19 +79,9 @@ class App {
     return this.lane.run(kind, async (signal) => {
       if (this.deleted) throw notFound(this.name)
       if (this.context.closing?.() && !TAKE_DOWN.has(kind)) throw shuttingDown()
-      // held back by a failed dependency (nothing of it runs): it takes its intent's spec, and
-      // is brought up only once the dependencies that spec names are ready
-      const heldBack = TAKE_DOWN.has(kind) ? null : this.context.untilDependencies?.(this, signal)
-      if (!heldBack) return fn(signal)
-      this.adoptSpec()
-      await heldBack
-      // ready now: the instances its failed start left down come up too, after the operation's
-      // own work (a scale, a restart of some of them) if that did not launch them
-      const owed = new Map(this.kept.filter((i) => i.wanted && !i.processes().length).map((i) => [i, i.startedAt]))
-      const result = await fn(signal)
-      const left = [...owed].filter(([i, at]) => i.startedAt === at && i.wanted && !i.removing && this.instances.includes(i) && !i.processes().length)
-      if (left.length) await this.launchAll(left.map(([i]) => i), signal)
-      return result
+      // held back by a failed dependency: brought up once its dependencies are ready (held-back.js)
+      const waiting = TAKE_DOWN.has(kind) ? null : this.context.untilDependencies?.(this, signal)
+      return waiting ? runHeldBack(this, waiting, fn, signal) : fn(signal)
     }, options)
   }
 
