@@ -102,3 +102,19 @@ test('a scale of a stopped app is written to state.json at once, as every change
   assert.deepEqual(writes[0].apps.map((a) => [a.spec.name, a.instances.map((i) => i.desired)]), [['api', ['stopped', 'stopped', 'stopped']]])
   await scaling
 })
+
+test('a scale sent while its app is being deleted comes after the delete: app not found, or the app a start sent before it created anew', async () => {
+  const sup = new Supervisor({ launcher: fakeLauncher({ exitAfterMs: 20 }).launcherFor })
+  await sup.start([spec('api', 2)])
+  const deleting = sup.delete('api')
+  await assert.rejects(sup.scale('api', '3'), { code: 'XPM_ERR_APP_NOT_FOUND' })
+  await deleting
+  await sup.start([spec('api', 1)])
+  const again = sup.delete('api')
+  const starting = sup.start([spec('api', 1, { env: { V: '2' } })])
+  const scaling = sup.scale('api', '+2')
+  await Promise.all([again, starting])
+  assert.deepEqual((await scaling).to, 3)
+  assert.deepEqual(saved(sup), [['api', 3, '2']])
+  await sup.close()
+})
