@@ -33,7 +33,7 @@ function startApp (app, { spec = null, fromScript = false, copy = false, instanc
         action = 'restarted'
         await Promise.all(app.instances.map((i) => i.stop('restart')))
         signal.throwIfAborted()
-        for (const i of previous) i.noteRestart('restart')
+        for (const i of previous) if (!i.removing) i.noteRestart('restart') // not those the spec removed
       }
       await change.retired
       signal.throwIfAborted()
