@@ -28,4 +28,13 @@ function merge (results, keys) {
   return out
 }
 
-module.exports = { announce, registered, merge }
+// An app held back by a failed dependency, whose restart waited for it again in vain: a failure
+// of that app in the reply, as a start's (the other apps' results stand).
+function heldBack (instances) {
+  return (err) => {
+    if (err.code !== 'XPM_ERR_DEPENDENCY_FAILED') throw err
+    return { ids: instances.map((i) => i.id), failures: [{ id: null, instance: null, code: err.code, message: err.message }] }
+  }
+}
+
+module.exports = { announce, registered, merge, heldBack }

@@ -18,7 +18,7 @@ async function renameApp (supervisor, target, spec, { onProgress = null } = {}) 
   }
   taken()
   announce(onProgress, [app.spec, spec], { stop: true, start: true })
-  const slots = app.instances.map((i) => ({ index: i.index, id: i.id }))
+  const slots = app.kept.map((i) => ({ index: i.index, id: i.id })) // not those a scale-down removes
   const unhold = supervisor.ids.hold(slots.map((s) => s.id)) // until the new instances take them
   let registered
   const done = new Promise((resolve) => { registered = resolve }) // a start of the new name waits for it

@@ -7,13 +7,13 @@ const { Ids } = require('./model/ids')
 const { ForkPacer } = require('./model/fork-pacer')
 const { DeleteWaits } = require('./delete-waits')
 const { launcherFor } = require('./launchers')
-const { waitForDependencies, inReverseDependencyOrder, chainDepth, refuseCycles } = require('./dependencies')
+const { waitForDependencies, inReverseDependencyOrder, chainDepth, refuseCycles, dependencyState } = require('./dependencies')
 const { instancesOfTarget, appNamed } = require('./targets')
 const { lastErrorLines } = require('./logs/last-error-lines')
 const { shuttingDown } = require('./phase')
 const { wireEvents, wire } = require('./supervisor-wiring')
 const { listRows, showRows } = require('./projection')
-const { announce, registered, merge } = require('./command-results')
+const { announce, registered, merge, heldBack } = require('./command-results')
 const { renameApp } = require('./rename')
 
 // The registry of apps and the commands on them. A command resolves its target to instances,
@@ -48,6 +48,9 @@ class Supervisor extends EventBus {
       forkPacer: new ForkPacer(),
       closing: () => this.closing,
       forget: (app) => this.forget(app),
+      // a restart, reload or scale of an app whose start failed on a dependency waits for it
+      // again, as its start did (with the dependencies the intent's spec names)
+      untilDependencies: (app, signal) => dependencyState(app)?.failed ? waitForDependencies(this, app.desiredSpec, null, signal) : null,
       lastErrorLines: (inst, opts) => this.lastErrorLines(inst, opts)
     }
     wireEvents(this)
@@ -176,7 +179,7 @@ class Supervisor extends EventBus {
       const only = spec.autostart === false && !app?.running ? { instances: [], dependencies: null } : { dependencies }
       if (!app) {
         app = this.addApp(spec)
-        app.applySpec(spec)
+        app.reshape({ spec })
         return registered(spec, await app.start({ onProgress, ...only }))
       }
       return registered(spec, await app.start({ spec, fromScript, copy: force || spec.force === true, onProgress, ...only }))
@@ -202,7 +205,7 @@ class Supervisor extends EventBus {
   }
 
   async startTarget (target, { onProgress = null } = {}) {
-    const results = await this.eachApp(target, (app, instances) => app.startOrRestart(instances, { onProgress }), { onProgress, start: true, stop: true })
+    const results = await this.eachApp(target, (app, instances) => app.startOrRestart(instances, { onProgress }).catch(heldBack(instances)), { onProgress, start: true, stop: true })
     return merge(results, ['ids', 'failures', 'alreadyOnline', 'finished', 'skipped'])
   }
 
@@ -216,7 +219,7 @@ class Supervisor extends EventBus {
   async restart (target, { onProgress = null, specs = null } = {}) {
     const results = await this.eachApp(target, (app, instances) => app.restart(instances, {
       onProgress, spec: specs?.find((s) => s.name === app.name) ?? null
-    }), { onProgress, stop: true, start: true })
+    }).catch(heldBack(instances)), { onProgress, stop: true, start: true })
     return merge(results, ['ids', 'failures', 'finished', 'skipped'])
   }
 
@@ -259,6 +262,8 @@ class Supervisor extends EventBus {
     if (apps.length !== 1) {
       throw new XpmError('XPM_ERR_BAD_ARGUMENT', `scale changes one app; "${target}" names ${apps.length} (${apps.map((a) => a.name).join(', ')})`, { details: { target } })
     }
+    // the count is recorded at accept: a scale sent during a delete of the app comes after it
+    if (apps[0].deleting && !apps[0].deleted) return this.deleteWaits.after(apps[0], () => this.scale(target, change))
     return apps[0].scale(change)
   }
 

@@ -2,24 +2,48 @@
 
 const { planScale, scaleTarget, parseScaleChange } = require('./scale')
 
-// `xpm scale` on one app (App#scale calls it), as one operation of its queue: the change as typed
-// ('4', '+2', '-1'); removed instances are retired, new ones start when the app runs.
+// An app's instance count, recorded the moment a command that changes it is accepted (a scale,
+// `start -f`, a new spec: docs/architecture.md, "Intent"), so the saved state has it before any
+// operation runs. The instances it removes leave the intent at once and are retired beside the
+// operations under way (drained, stopped, then unlisted), as a delete of some instances is; the
+// ones it adds are listed at once, wanted up when `wantAdded`, and the operation of the command
+// launches them. `spec`: a new spec, which becomes desiredSpec; the live spec takes it when the
+// app's next operation runs (App#adoptSpec). `retired` settles once the removed ones are gone.
+function reshape (app, { spec = null, count = spec.instances, wantAdded = false }) {
+  if (spec) app.desiredSpec = spec
+  if (app.desiredSpec.instances !== count) app.desiredSpec = { ...app.desiredSpec, instances: count }
+  const plan = planScale(app.kept.map((i) => i.index), count)
+  const removed = app.kept.filter((i) => plan.remove.includes(i.index))
+  app.want(removed, false, { by: 'scale', removing: true })
+  const added = app.addInstances(plan.add)
+  if (wantAdded) app.want(added, true)
+  const retired = removed.length ? app.retire(removed) : Promise.resolve()
+  retired.catch(() => {})
+  app.emit('intent', { app: app.name }) // saved at once (persistence/state-keeper.js)
+  return { added, removed, retired }
+}
+
+const NO_CHANGE = Object.freeze({ added: [], removed: [], retired: Promise.resolve() })
+
+// `xpm scale` on one app (App#scale calls it): the change as typed ('4', '+2', '-1'), counted
+// from the instances the intent has when it is accepted; the operation waits for the removed
+// ones to be gone and starts the new ones when the app runs.
 function scaleApp (app, change) {
-  const parsed = typeof change === 'object' ? change : parseScaleChange(change)
+  let to
+  try {
+    to = scaleTarget(app.kept.length, typeof change === 'object' ? change : parseScaleChange(change))
+  } catch (err) {
+    return Promise.reject(err)
+  }
+  const from = app.kept.length
+  const running = app.running
+  const { added, removed, retired } = reshape(app, { count: to, wantAdded: running })
   return app.run('scale', async (signal) => {
-    const from = app.kept.length
-    const to = scaleTarget(from, parsed)
-    const running = app.running
-    const plan = planScale(app.kept.map((i) => i.index), to)
-    const removed = app.kept.filter((i) => plan.remove.includes(i.index))
-    app.spec = { ...app.spec, instances: to }
-    app.desiredSpec = { ...app.desiredSpec, instances: to }
-    app.want(removed, false, { by: 'scale', removing: true })
-    const added = app.addInstances(plan.add)
-    if (running) app.want(added, true)
-    await app.retire(removed)
+    await retired
     signal.throwIfAborted()
-    const started = running && added.length ? await app.launchAll(added.filter((i) => i.wanted), signal) : { failures: [] }
+    app.adoptSpec()
+    const launch = added.filter((i) => i.wanted && app.instances.includes(i))
+    const started = running && launch.length ? await app.launchAll(launch, signal) : { failures: [] }
     return {
       name: app.name,
       from,
@@ -32,31 +56,15 @@ function scaleApp (app, change) {
   })
 }
 
-// A new spec keeps instance ids when the count is unchanged, adds or removes trailing ones
-// otherwise. New instances are wanted up when the app is; removed ones are marked (no longer
-// part of the intent) and stay listed until retire() has stopped them.
-function applySpec (app, spec) {
-  app.spec = spec
-  const plan = planScale(app.kept.map((i) => i.index), spec.instances)
-  const removed = app.kept.filter((i) => plan.remove.includes(i.index))
-  const wanted = app.running
-  app.want(removed, false, { by: 'scale', removing: true })
-  const added = app.addInstances(plan.add)
-  if (wanted) app.want(added, true)
-  return { added, removed }
-}
-
 // `xpm start app.js -f` next to a running app.js: PM2 starts another copy; here the copy is
 // spec.instances more instances of the same app, at the lowest free indexes.
 function addCopy (app, spec, { onProgress = null } = {}) {
   const count = Math.max(1, spec.instances || 1)
+  const { added } = reshape(app, { count: app.kept.length + count, wantAdded: true })
   return app.run('scale', async (signal) => {
-    const { add } = planScale(app.kept.map((i) => i.index), app.kept.length + count)
-    app.spec = { ...app.spec, instances: app.kept.length + count }
-    app.desiredSpec = { ...app.desiredSpec, instances: app.spec.instances }
-    const added = app.addInstances(add)
-    app.want(added, true)
-    return { name: app.name, action: `started ${count} more (another copy, -f)`, ...(await app.launchAll(added, signal, onProgress)) }
+    app.adoptSpec()
+    const launch = added.filter((i) => app.instances.includes(i))
+    return { name: app.name, action: `started ${count} more (another copy, -f)`, ...(await app.launchAll(launch, signal, onProgress)) }
   })
 }
 
@@ -70,4 +78,4 @@ function alreadyRunning (app, spec) {
   }
 }
 
-module.exports = { scaleApp, applySpec, addCopy, alreadyRunning }
+module.exports = { reshape, NO_CHANGE, scaleApp, addCopy, alreadyRunning }

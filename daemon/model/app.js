@@ -5,7 +5,9 @@ const { OpLane } = require('./op-lane')
 const { Instance } = require('./instance')
 const { reloadInstances } = require('./reload')
 const { launchAll } = require('./app-launch')
-const { scaleApp, applySpec, addCopy, alreadyRunning } = require('./app-scale')
+const { startApp } = require('./app-start')
+const { runHeldBack } = require('./held-back')
+const { reshape, NO_CHANGE, scaleApp, addCopy } = require('./app-scale')
 const { isWantedUp } = require('./predicates')
 const { DRAIN } = require('./drain')
 const { shuttingDown } = require('../phase')
@@ -22,6 +24,8 @@ class App {
   //   forkPacer       a few forks per turn of the event loop (model/fork-pacer.js), or null
   //   closing()       whether the daemon shuts down
   //   forget(app)     takes a deleted app out of the registry
+  //   untilDependencies(app, signal)  null, or for an app held back by a failed dependency
+  //                   (daemon/dependencies.js), resolves once they are ready, or rejects
   //   lastErrorLines  instance → its last stderr lines (daemon/logs), for a failed start's reply
   constructor ({ spec, listens = false, context }) {
     this.name = spec.name
@@ -75,7 +79,9 @@ class App {
     return this.lane.run(kind, async (signal) => {
       if (this.deleted) throw notFound(this.name)
       if (this.context.closing?.() && !TAKE_DOWN.has(kind)) throw shuttingDown()
-      return fn(signal)
+      // held back by a failed dependency: brought up once its dependencies are ready (held-back.js)
+      const waiting = TAKE_DOWN.has(kind) ? null : this.context.untilDependencies?.(this, signal)
+      return waiting ? runHeldBack(this, waiting, fn, signal) : fn(signal)
     }, options)
   }
 
@@ -100,10 +106,19 @@ class App {
     this.emit('change')
   }
 
-  // A new spec keeps instance ids when the count is unchanged, adds or removes trailing ones
-  // otherwise (app-scale.js).
-  applySpec (spec) {
-    return applySpec(this, spec)
+  // A command changes the count (or the spec) at accept: instances added or retired at once
+  // (app-scale.js); ids are kept when the count is unchanged.
+  reshape (change) {
+    return reshape(this, change)
+  }
+
+  // An operation that brings processes up, or the stop of the whole app, first takes the spec
+  // the intent holds (desiredSpec, written at accept): a command whose operation was cancelled
+  // (a restart with a new spec, then a stop) leaves no other spec behind.
+  adoptSpec () {
+    if (this.spec === this.desiredSpec) return
+    this.spec = this.desiredSpec
+    this.emit('change')
   }
 
   // Stops instances no longer in the intent (drained first on a scale-down: the app serves on),
@@ -115,49 +130,9 @@ class App {
   }
 
   // ---- operations -------------------------------------------------------------------------
-  // With a spec: (re)defines the app, as PM2's `start` does (docs/migrating-from-pm2.md):
-  //   stopped app               starts with the new spec;
-  //   running, from a file      restarts with the new spec (a deploy's `xpm start ecosystem…`);
-  //   running, from a script    refused (XPM_ERR_APP_EXISTS) unless `copy` (-f): then one more
-  //                             copy of it starts (spec.instances new instances of the app).
-  // Without: starts the given instances (default all).
-  // dependencies(signal): resolves once the apps this one depends on are ready (depends_on, see
-  // Supervisor.start); awaited in this operation, so a stop or delete meanwhile cancels it.
-  // converge: a restore bringing the processes to an intent already recorded: only the
-  // instances still wanted when the operation runs are started, and the intent is not changed.
-  start ({ spec = null, fromScript = false, copy = false, instances = null, onProgress = null, dependencies = null, converge = false } = {}) {
-    const running = this.running
-    if (spec && running && fromScript && !copy) return Promise.resolve(alreadyRunning(this, spec))
-    if (spec && running && fromScript && copy) return this.addCopy(spec, { onProgress })
-    if (!converge) {
-      if (spec) this.desiredSpec = spec
-      this.want(instances ?? this.kept, true)
-    }
-    return this.run('start', async (signal) => {
-      let action = 'started'
-      let added = []
-      if (spec) {
-        if (running) {
-          action = 'restarted'
-          await Promise.all(this.instances.map((i) => i.stop('restart')))
-          signal.throwIfAborted()
-          for (const i of this.instances) i.noteRestart('restart')
-        }
-        const change = this.applySpec(spec)
-        added = change.added
-        if (!instances) this.want(added, true) // the start wants the whole app up, new slots too
-        await this.retire(change.removed)
-        signal.throwIfAborted()
-      }
-      if (dependencies) {
-        await dependencies(signal)
-        signal.throwIfAborted()
-      }
-      // slots the spec added are wanted up when the app runs (app-scale.js): this start launches
-      // them, whatever instances it names (nothing else will)
-      const targets = [...(instances ?? this.kept), ...(instances ? added.filter(isWantedUp) : [])].filter((i) => this.instances.includes(i) && (!converge || i.wanted))
-      return { name: this.name, action, ...(await this.launchAll(targets, signal, onProgress)) }
-    })
+  // `xpm start`, with a spec or without, and a restore's convergence (app-start.js).
+  start (options) {
+    return startApp(this, options)
   }
 
   addCopy (spec, options) { // `xpm start app.js -f` next to a running app.js (app-scale.js)
@@ -169,6 +144,7 @@ class App {
     instances = instances.filter((i) => !i.removing)
     this.want(instances, true)
     return this.run('restart', async (signal) => {
+      this.adoptSpec()
       const alreadyOnline = instances.filter((i) => i.pid).map((i) => i.id)
       const targets = instances.filter((i) => this.instances.includes(i))
       const result = await this.launchAll(targets, signal, onProgress, (i) => i.pid ? i.restart('start', signal) : i.start(signal))
@@ -197,6 +173,7 @@ class App {
     const stopAll = async () => {
       if (after) await after
       await Promise.all(instances.map((i) => i.stop(kind)))
+      if (!this.isPart(instances)) this.adoptSpec() // nothing runs: the spec of the intent
       return { ids: instances.map((i) => i.id) }
     }
     if (this.isPart(instances)) return this.lane.runBeside(kind, stopAll)
@@ -212,21 +189,18 @@ class App {
   // first; instances it adds are started, the ones it removes stopped.
   // A restart of a stopped instance starts it (as PM2's): the targets are wanted up.
   restart (instances = this.kept, { reason = 'manual', onProgress = null, spec = null } = {}) {
-    if (spec) this.desiredSpec = spec
     instances = instances.filter((i) => !i.removing)
     this.want(instances, true)
+    const { added, retired } = spec ? this.reshape({ spec, wantAdded: this.running }) : NO_CHANGE
     return this.run('restart', async (signal) => {
-      let added = []
-      if (spec) {
-        const change = this.applySpec(spec)
-        added = change.added
-        await this.retire(change.removed)
-        signal.throwIfAborted()
-      }
-      const targets = instances.filter((i) => this.instances.includes(i))
+      await retired
+      signal.throwIfAborted()
+      this.adoptSpec()
+      const targets = instances.filter((i) => this.instances.includes(i) && !i.removing)
       const restarted = await this.launchAll(targets, signal, onProgress, (i) => i.restart(reason, signal))
-      if (!added.length) return restarted
-      const started = await this.launchAll(added.filter((i) => i.wanted), signal, onProgress)
+      const fresh = added.filter((i) => i.wanted && this.instances.includes(i))
+      if (!fresh.length) return restarted
+      const started = await this.launchAll(fresh, signal, onProgress)
       return { ids: [...restarted.ids, ...started.ids], failures: [...restarted.failures, ...started.failures], finished: [...restarted.finished, ...started.finished] }
     })
   }
@@ -238,14 +212,14 @@ class App {
   // left alone and listed in `dropped` (a policy restart raised for a process that a reload
   // queued before it has already replaced: daemon/policies/replace.js).
   reload (instances = this.kept, { spec = null, reason = 'reload', onStep = () => {}, coalesce = null, onlyIf = null } = {}) {
-    if (spec) this.desiredSpec = spec
-    if (spec) this.emit('intent', { app: this.name })
+    const change = spec ? this.reshape({ spec, wantAdded: this.running }) : NO_CHANGE
     return this.run('reload', async (signal) => {
+      this.adoptSpec()
       const dropped = onlyIf ? instances.filter((i) => !onlyIf(i)).map((i) => i.id) : []
       if (onlyIf) instances = instances.filter(onlyIf)
       if (onlyIf && !instances.length) return { name: this.name, replaced: [], restarted: [], skipped: [], failed: null, dropped }
       try {
-        const result = await reloadInstances(this, instances, { spec, reason, onStep, signal })
+        const result = await reloadInstances(this, instances, { change, reason, onStep, signal })
         this.emit('reloaded', { app: this.name, reason, result: result.failed ? 'failed' : 'success' })
         return dropped.length ? { ...result, dropped } : result
       } catch (err) {

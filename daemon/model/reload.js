@@ -13,13 +13,13 @@ const { isWantedUp } = require('./predicates')
 // readiness check, and rolling them back would mean a second round of replacements under load
 // (see docs/reload.md). Instances the user stopped are never touched. A stop or delete of the
 // app cancels the job at once (`signal`); the canceller stops whatever the job had forked.
-async function reloadInstances (app, selected, { spec = null, reason = 'reload', onStep = () => {}, signal }) {
+// change: what a new spec did to the instances when the reload was accepted (app-scale.js):
+// the ones it removed are retired (waited for here), the ones it added started at the end.
+async function reloadInstances (app, selected, { change = null, reason = 'reload', onStep = () => {}, signal }) {
   const step = (data) => onStep({ app: app.name, ...data })
-  let fresh = []
-  if (spec) {
-    const { added, removed } = app.applySpec(spec)
-    fresh = added
-    await app.retire(removed) // stopped and unlisted, as a scale-down's
+  const fresh = change?.added ?? []
+  if (change) {
+    await change.retired // stopped and unlisted, as a scale-down's
     signal.throwIfAborted()
   }
   const overlap = app.launcher.replacesInPlace
@@ -28,7 +28,7 @@ async function reloadInstances (app, selected, { spec = null, reason = 'reload',
 
   for (const inst of selected) {
     signal.throwIfAborted()
-    if (!app.instances.includes(inst)) continue // deleted or scaled away meanwhile
+    if (!app.instances.includes(inst) || inst.removing) continue // deleted or scaled away meanwhile
     if (!isWantedUp(inst)) {
       result.skipped.push(inst.id)
       step({ type: 'skip', id: inst.id, instance: inst.index, reason: 'stopped: left alone' })
@@ -60,7 +60,8 @@ async function reloadInstances (app, selected, { spec = null, reason = 'reload',
   // A new spec may ask for more instances than before: start those (and only those) now, even
   // after a failure: they are part of the intent (wanted up since the spec was applied), and a
   // crash of theirs goes through the restart policy as the failed instance's does.
-  if (fresh.length && app.running) await app.launchAll(fresh.filter(isWantedUp), signal)
+  const launch = fresh.filter((i) => isWantedUp(i) && app.instances.includes(i))
+  if (launch.length) await app.launchAll(launch, signal)
   step({ type: 'end', ok: !result.failed, serving: result.failed ? result.failed.serving : true, replaced: result.replaced.length, restarted: result.restarted.length, skipped: result.skipped.length })
   return result
 }

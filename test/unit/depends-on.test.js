@@ -190,6 +190,30 @@ test('a stop of some instances of an app held back by a failed dependency leaves
   assert.equal(dependencyState(supervisor.apps.get('web')), null, 'none of it wanted up: stopped on purpose now')
 })
 
+test('a restart, reload, scale or start of an app held back by a failed dependency waits for it again: nothing launches while it fails', async (t) => {
+  const { dependencyState } = require('../../daemon/dependencies')
+  const { supervisor, launchedApps } = setup()
+  t.after(() => supervisor.close())
+  const [web] = await supervisor.start([spec('web', ['db'])]) // db is not managed
+  assert.equal(web.action, 'failed')
+  const restarted = await supervisor.restart('web')
+  assert.equal(restarted.failures[0]?.code, 'XPM_ERR_DEPENDENCY_FAILED')
+  assert.match(restarted.failures[0].message, /web was not started: it depends on db/)
+  await assert.rejects(supervisor.reload('web'), { code: 'XPM_ERR_DEPENDENCY_FAILED' })
+  await assert.rejects(supervisor.scale('web', '2'), { code: 'XPM_ERR_DEPENDENCY_FAILED' })
+  const started = await supervisor.startTarget('web')
+  assert.equal(started.failures[0]?.code, 'XPM_ERR_DEPENDENCY_FAILED')
+  assert.deepEqual(launchedApps(), [], 'web never launched')
+  assert.equal(dependencyState(supervisor.apps.get('web'))?.failed, true, 'still held back')
+  assert.deepEqual(supervisor.list().map((p) => [p.name, p.wanted]), [['web', true], ['web', true]], 'the scale is recorded all the same')
+
+  await supervisor.start([spec('db')])
+  const again = await supervisor.restart('web')
+  assert.deepEqual(again.failures, [])
+  assert.deepEqual(launchedApps().sort(), ['db', 'web', 'web'])
+  assert.equal(dependencyState(supervisor.apps.get('web')), null)
+})
+
 test('a job instance that never ran is judged stopped, not "exited with code ?"', () => {
   const { verdict } = require('../../daemon/dependencies')
   const job = (instances) => ({ deleted: false, spec: { autorestart: false }, instances })
