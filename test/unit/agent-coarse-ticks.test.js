@@ -8,6 +8,15 @@ const assert = require('node:assert/strict')
 const { startMetricsReporter, RESOLUTION_MS, COARSE_RESOLUTION_MS, SLOW_RESOLUTION_MS } = require('../../lib/agent/metrics-reporter')
 const { followSchedule } = require('../../lib/agent/metrics-schedule')
 const { waitFor } = require('../helpers/wait')
+const { createMetrics } = require('../../daemon/metrics')
+const { fakeClock } = require('../helpers/fake-clock')
+
+function setup ({ leaseMs }) {
+  const time = fakeClock()
+  const sampler = { clkTck: 100, sample: async () => ({ ticks: 0, startTime: 1, rss: 1000 }) }
+  const metrics = createMetrics({ sampler, now: time.now, clock: () => 1e12 + time.now(), timers: time.timers, leaseMs })
+  return { metrics, time }
+}
 
 const ipc = { connected: () => true, send: () => true }
 
@@ -35,4 +44,22 @@ test('the daemon\'s schedule message carries the flag to the reporter', async (t
   assert.equal(schedule.reporter.resolutionMs, COARSE_RESOLUTION_MS)
   deliver({ cmd: 'NODE_XPM_METRICS', intervalMs: 1000 })
   assert.equal(schedule.reporter.resolutionMs, RESOLUTION_MS)
+})
+
+test('a `jlist` asks every agent for reports each second with coarse loop ticks; a `show` or a watcher asks for fine ones', async () => {
+  const { metrics, time } = setup({ leaseMs: 10000 })
+  const sent = new Map() // id → messages told to its agent
+  for (let i = 0; i < 2; i++) metrics.track(i, 100 + i, { send: (msg) => (sent.get(i) || sent.set(i, []).get(i)).push(msg) })
+  metrics.start()
+  const last = (id) => { const m = sent.get(id).at(-1); return m.coarse ? `${m.intervalMs} coarse` : `${m.intervalMs}` }
+  await metrics.fresh() // `jlist`
+  assert.deepEqual([last(0), last(1)], ['1000 coarse', '1000 coarse'], 'fresh figures each second, but no 100 wake-ups a second in every process')
+  await metrics.fresh([1]) // `show` of one of them, in the same lease
+  assert.deepEqual([last(0), last(1)], ['1000 coarse', '1000'])
+  const release = metrics.watch([0]) // a dashboard showing the other
+  assert.deepEqual([last(0), last(1)], ['1000', '1000'])
+  release()
+  assert.deepEqual([last(0), last(1)], ['1000 coarse', '1000'], 'back to the lease it is still under')
+  await time.advance(11000)
+  assert.deepEqual([last(0), last(1)], ['30000', '30000'])
 })

@@ -168,24 +168,6 @@ test('the `list` table (no agent figures) samples every process at the full rate
   assert.deepEqual([...sent.values()].map((s) => s.at(-1)), [30000, 30000, 30000])
 })
 
-test('a `jlist` asks every agent for reports each second with coarse loop ticks; a `show` or a watcher asks for fine ones', async () => {
-  const { metrics, time } = setup({ leaseMs: 10000 })
-  const sent = new Map() // id → messages told to its agent
-  for (let i = 0; i < 2; i++) metrics.track(i, 100 + i, { send: (msg) => (sent.get(i) || sent.set(i, []).get(i)).push(msg) })
-  metrics.start()
-  const last = (id) => { const m = sent.get(id).at(-1); return m.coarse ? `${m.intervalMs} coarse` : `${m.intervalMs}` }
-  await metrics.fresh() // `jlist`
-  assert.deepEqual([last(0), last(1)], ['1000 coarse', '1000 coarse'], 'fresh figures each second, but no 100 wake-ups a second in every process')
-  await metrics.fresh([1]) // `show` of one of them, in the same lease
-  assert.deepEqual([last(0), last(1)], ['1000 coarse', '1000'])
-  const release = metrics.watch([0]) // a dashboard showing the other
-  assert.deepEqual([last(0), last(1)], ['1000', '1000'])
-  release()
-  assert.deepEqual([last(0), last(1)], ['1000 coarse', '1000'], 'back to the lease it is still under')
-  await time.advance(11000)
-  assert.deepEqual([last(0), last(1)], ['30000', '30000'])
-})
-
 test('reads go at most 8 at a time, however many processes', async () => {
   let open = 0
   const waiters = []
