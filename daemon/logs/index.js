@@ -29,6 +29,7 @@ class LogSink extends EventEmitter {
     this.files = new Map() // path → FileSink
     this.apps = new Map() // name → { logsKey, format, routes: Map(instance → { out, err }) }
     this.sources = new Set()
+    this.routeOfPipe = new WeakMap() // a process's stdout/stderr → the route it was attached to
     this.subscribers = new Subscribers({ logger })
     this.seq = 0
     this.closed = false
@@ -48,6 +49,7 @@ class LogSink extends EventEmitter {
     const app = this.app(spec)
     const route = this.route(app, spec, proc.instance)
     for (const sink of [...route.out, ...route.err]) sink.ids.add(proc.id)
+    for (const pipe of [stdout, stderr]) if (pipe) this.routeOfPipe.set(pipe, route)
     if (stdout) this.pipe(app, proc, 'out', stdout, route.out)
     if (stderr) this.pipe(app, proc, 'err', stderr, route.err)
   }
@@ -194,9 +196,12 @@ class LogSink extends EventEmitter {
 
   // One instance's last n lines held in memory (the rings of its own files; no file is read, no
   // other app looked at): for the journal at each exit. Lines read from a file carry no pid
-  // (unless in JSON format), so the journal could not use them anyway.
-  recent ({ name, instance, id }, n) {
-    const route = this.apps.get(name)?.routes.get(instance)
+  // (unless in JSON format), so the journal could not use them anyway. pipes: the process's
+  // stdout and stderr, whose route is the one it wrote to even when a replacement with other log
+  // settings has since taken its instance (a reload that changed out_file); else by name/instance.
+  recent ({ name, instance, id, pipes = [] }, n) {
+    const route = pipes.reduce((found, pipe) => found ?? (pipe ? this.routeOfPipe.get(pipe) : undefined), undefined) ??
+      this.apps.get(name)?.routes.get(instance)
     if (!route) return []
     return snapshot(new Set([...route.out, ...route.err]), { ids: new Set([id]), streams: OUT_AND_ERR }, n).lines
   }
