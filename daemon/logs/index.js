@@ -6,11 +6,10 @@ const { LineSplitter } = require('./line-splitter')
 const { createEntryFormatter } = require('./format-entry')
 const { logPaths, normalizeRotate } = require('./paths')
 const { readHistory, tailAndSubscribe } = require('./tail')
-const { snapshot } = require('./history')
+const { recentLines } = require('./history')
 const { Subscribers } = require('./subscribers')
 
 const PARTIAL_LINE_MS = 500
-const OUT_AND_ERR = new Set(['out', 'err'])
 
 const END_DEADLINE_MS = 2000 // how long close waits for workers' pipes to deliver their last lines
 const WRITE_PIECE = 16 * 1024
@@ -194,16 +193,9 @@ class LogSink extends EventEmitter {
     return this.history(filter || {}, n, false)()
   }
 
-  // One instance's last n lines held in memory (the rings of its own files; no file is read, no
-  // other app looked at): for the journal at each exit. Lines read from a file carry no pid
-  // (unless in JSON format), so the journal could not use them anyway. pipes: the process's
-  // stdout and stderr, whose route is the one it wrote to even when a replacement with other log
-  // settings has since taken its instance (a reload that changed out_file); else by name/instance.
-  recent ({ name, instance, id, pipes = [] }, n) {
-    const route = pipes.reduce((found, pipe) => found ?? (pipe ? this.routeOfPipe.get(pipe) : undefined), undefined) ??
-      this.apps.get(name)?.routes.get(instance)
-    if (!route) return []
-    return snapshot(new Set([...route.out, ...route.err]), { ids: new Set([id]), streams: OUT_AND_ERR }, n).lines
+  // One process's last n lines, from the rings of the files it wrote to (history.js recentLines).
+  recent (proc, n) {
+    return recentLines(this, proc, n)
   }
 
   // The last n lines of each file (PM2's `logs --lines`): { lines, files: [{ file, streams, lines }] }.
