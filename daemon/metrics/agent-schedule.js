@@ -17,11 +17,13 @@ function agentInterval (metrics, id = null) {
 }
 
 // Sends a process' agent its interval when it changed (always the full rate for a steady one).
-// coarse: the full rate with 100 ms loop ticks (a `jlist`'s lease: attention.agentFine).
+// coarse: the full rate with 100 ms loop ticks (a `jlist`'s lease: attention.agentFine), not
+// while Prometheus scrapes come: their figures keep the ticks they had (fine at a 1 s pace).
 function tellAgent (metrics, state) {
   if (!state.send) return
+  const { attention } = metrics
   const ms = state.steady ? metrics.fullMs : agentInterval(metrics, state.id)
-  const coarse = !state.steady && ms === metrics.fullMs && !metrics.attention.agentFine(state.id)
+  const coarse = !state.steady && ms === metrics.fullMs && !attention.agentFine(state.id) && attention.scrapeMs === null
   const told = state.steady ? `${ms} heartbeat` : coarse ? `${ms} coarse` : ms
   if (told === state.told) return
   state.told = told
