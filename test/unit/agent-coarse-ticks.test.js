@@ -76,5 +76,12 @@ test('Prometheus scraping every second (or faster) keeps the agents\' fine ticks
   assert.equal(last(), '1000', 'scrapes at the full rate had fine ticks before jlist asked for coarse ones')
   await metrics.fresh() // a `jlist` while the scrapes go on
   assert.equal(last(), '1000', 'the scrapes still read the fine figures')
+  for (let i = 0; i < 3; i++) { // the scrapes slow down to every 15 s: 1 s ticks of their own
+    await time.advance(15000)
+    await metrics.fresh(null, { lease: false })
+  }
+  assert.equal(last(), '15000')
+  await metrics.fresh() // a `jlist` meanwhile: coarse, finer than what those scrapes had
+  assert.equal(last(), '1000 coarse')
   metrics.stop()
 })
