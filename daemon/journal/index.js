@@ -149,7 +149,7 @@ class Journal {
 async function lastLines (logSink, { name, instance, id, pid, handle }) {
   if (!logSink) return []
   await Promise.all([handle?.stdout, handle?.stderr].map((stream) => waitClosed(stream, PIPE_WAIT_MS)))
-  const lines = logSink.recent({ name, instance, id }, LINES * 4)
+  const lines = logSink.recent({ name, instance, id, pipes: [handle?.stdout, handle?.stderr] }, LINES * 4)
   return whatHappened(lines.filter((l) => l.pid === pid), LINES).map((l) => ({
     stream: l.stream,
     line: l.line.length > LINE_CHARS ? l.line.slice(0, LINE_CHARS - 1) + '…' : l.line

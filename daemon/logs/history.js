@@ -40,6 +40,19 @@ function snapshot (sinks, filter, n) {
   return { lines: lines.map((r) => r.obj), plans: lines.length >= n ? [] : plans }
 }
 
+// One instance's last n lines held in memory (the rings of its own files; no file is read, no
+// other app looked at): for the journal at each exit. Lines read from a file carry no pid
+// (unless in JSON format), so the journal could not use them anyway. pipes: the process's stdout
+// and stderr; their route is the one it wrote to even when a replacement with other log settings
+// has since taken its instance (a reload that changed out_file). Else by name and instance.
+const OUT_AND_ERR = new Set(['out', 'err'])
+function recentLines (logSink, { name, instance, id, pipes = [] }, n) {
+  const route = pipes.reduce((found, pipe) => found ?? (pipe ? logSink.routeOfPipe.get(pipe) : undefined), undefined) ??
+    logSink.apps.get(name)?.routes.get(instance)
+  if (!route) return []
+  return snapshot(new Set([...route.out, ...route.err]), { ids: new Set([id]), streams: OUT_AND_ERR }, n).lines
+}
+
 // Adds lines from disk that are older than the rings, when the rings hold fewer than n. Each file
 // is read while its new lines are held back, so the bytes after `before` (already in the ring,
 // or arriving live) are skipped exactly: on disk are writtenBytes minus what is held.
@@ -83,4 +96,4 @@ async function readSink ({ sink, before }, filter, need, signal) {
   return texts.map((t) => parseJsonLine(t, fallback)).filter((o) => o.id === null || !filter.ids || filter.ids.has(o.id))
 }
 
-module.exports = { snapshot, complete, matches, sinkMatches }
+module.exports = { snapshot, complete, matches, sinkMatches, recentLines }

@@ -6,11 +6,10 @@ const { LineSplitter } = require('./line-splitter')
 const { createEntryFormatter } = require('./format-entry')
 const { logPaths, normalizeRotate } = require('./paths')
 const { readHistory, tailAndSubscribe } = require('./tail')
-const { snapshot } = require('./history')
+const { recentLines } = require('./history')
 const { Subscribers } = require('./subscribers')
 
 const PARTIAL_LINE_MS = 500
-const OUT_AND_ERR = new Set(['out', 'err'])
 
 const END_DEADLINE_MS = 2000 // how long close waits for workers' pipes to deliver their last lines
 const WRITE_PIECE = 16 * 1024
@@ -29,6 +28,7 @@ class LogSink extends EventEmitter {
     this.files = new Map() // path → FileSink
     this.apps = new Map() // name → { logsKey, format, routes: Map(instance → { out, err }) }
     this.sources = new Set()
+    this.routeOfPipe = new WeakMap() // a process's stdout/stderr → the route it was attached to
     this.subscribers = new Subscribers({ logger })
     this.seq = 0
     this.closed = false
@@ -48,6 +48,7 @@ class LogSink extends EventEmitter {
     const app = this.app(spec)
     const route = this.route(app, spec, proc.instance)
     for (const sink of [...route.out, ...route.err]) sink.ids.add(proc.id)
+    for (const pipe of [stdout, stderr]) if (pipe) this.routeOfPipe.set(pipe, route)
     if (stdout) this.pipe(app, proc, 'out', stdout, route.out)
     if (stderr) this.pipe(app, proc, 'err', stderr, route.err)
   }
@@ -192,13 +193,9 @@ class LogSink extends EventEmitter {
     return this.history(filter || {}, n, false)()
   }
 
-  // One instance's last n lines held in memory (the rings of its own files; no file is read, no
-  // other app looked at): for the journal at each exit. Lines read from a file carry no pid
-  // (unless in JSON format), so the journal could not use them anyway.
-  recent ({ name, instance, id }, n) {
-    const route = this.apps.get(name)?.routes.get(instance)
-    if (!route) return []
-    return snapshot(new Set([...route.out, ...route.err]), { ids: new Set([id]), streams: OUT_AND_ERR }, n).lines
+  // One process's last n lines, from the rings of the files it wrote to (history.js recentLines).
+  recent (proc, n) {
+    return recentLines(this, proc, n)
   }
 
   // The last n lines of each file (PM2's `logs --lines`): { lines, files: [{ file, streams, lines }] }.

@@ -1,6 +1,7 @@
 'use strict'
 
 const { TurnBudget } = require('../../lib/shared/turn-budget')
+const { resolutionFor, RESOLUTION_MS } = require('../../lib/agent/metrics-reporter')
 
 // What each process' agent is told about its report interval (daemon/metrics/index.js): an
 // internal NODE_ message, invisible to the app, sent when it starts and whenever its rate changes.
@@ -17,11 +18,14 @@ function agentInterval (metrics, id = null) {
 }
 
 // Sends a process' agent its interval when it changed (always the full rate for a steady one).
-// coarse: the full rate with 100 ms loop ticks (a `jlist`'s lease: attention.agentFine).
+// coarse: the full rate with 100 ms loop ticks (a `jlist`'s lease: attention.agentFine), not
+// while Prometheus scrapes come at a pace whose own ticks are fine (under 5 s): they keep those.
 function tellAgent (metrics, state) {
   if (!state.send) return
+  const { attention } = metrics
   const ms = state.steady ? metrics.fullMs : agentInterval(metrics, state.id)
-  const coarse = !state.steady && ms === metrics.fullMs && !metrics.attention.agentFine(state.id)
+  const scrapesFine = attention.scrapeMs !== null && resolutionFor(attention.scrapeMs) === RESOLUTION_MS
+  const coarse = !state.steady && ms === metrics.fullMs && !attention.agentFine(state.id) && !scrapesFine
   const told = state.steady ? `${ms} heartbeat` : coarse ? `${ms} coarse` : ms
   if (told === state.told) return
   state.told = told

@@ -101,7 +101,8 @@ const HELLO_MS = 3000 // how long a daemon has to say hello on a connection
 const SLOW_HELLO_MS = 30000 // the second try, once the lock said a daemon holds the home
 
 // Connects and waits for the daemon's hello. Rejects with err.code 'ECONNREFUSED'/'ENOENT' when
-// nobody listens, so callers can start a daemon.
+// nobody listens, so callers can start a daemon, and 'ECONNRESET' at once when the connection
+// closes before the hello (the daemon died or is exiting), not at the hello timeout.
 function connectOnce (socketPath, { timeout = 3000 } = {}) {
   return new Promise((resolve, reject) => {
     const socket = net.createConnection(socketPath)
@@ -111,7 +112,13 @@ function connectOnce (socketPath, { timeout = 3000 } = {}) {
     }, timeout)
     socket.once('error', (err) => { clearTimeout(timer); reject(err) })
     const client = new Client(socket)
+    const closed = () => {
+      clearTimeout(timer)
+      reject(Object.assign(new Error('the daemon closed the connection before its hello'), { code: 'ECONNRESET' }))
+    }
+    client.once('close', closed)
     client.once('hello', (hello) => {
+      client.off('close', closed)
       clearTimeout(timer)
       socket.removeAllListeners('error')
       socket.on('error', () => {})

@@ -63,3 +63,25 @@ test('a `jlist` asks every agent for reports each second with coarse loop ticks;
   await time.advance(11000)
   assert.deepEqual([last(0), last(1)], ['30000', '30000'])
 })
+
+test('Prometheus scraping every second (or faster) keeps the agents\' fine ticks; only a `jlist` asks for coarse ones', async () => {
+  const { metrics, time } = setup({ leaseMs: 10000 })
+  const sent = []
+  metrics.track(0, 100, { send: (msg) => sent.push(msg) })
+  metrics.start()
+  const last = () => { const m = sent.at(-1); return m.coarse ? `${m.intervalMs} coarse` : `${m.intervalMs}` }
+  await metrics.fresh(null, { lease: false })
+  await time.advance(500)
+  await metrics.fresh(null, { lease: false }) // a scrape pace of 1 s: the full rate
+  assert.equal(last(), '1000', 'scrapes at the full rate had fine ticks before jlist asked for coarse ones')
+  await metrics.fresh() // a `jlist` while the scrapes go on
+  assert.equal(last(), '1000', 'the scrapes still read the fine figures')
+  for (let i = 0; i < 3; i++) { // the scrapes slow down to every 15 s: 1 s ticks of their own
+    await time.advance(15000)
+    await metrics.fresh(null, { lease: false })
+  }
+  assert.equal(last(), '15000')
+  await metrics.fresh() // a `jlist` meanwhile: coarse, finer than what those scrapes had
+  assert.equal(last(), '1000 coarse')
+  metrics.stop()
+})

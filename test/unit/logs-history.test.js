@@ -200,3 +200,21 @@ test('recent: one instance\'s last lines from its own files\' rings, other insta
   for (const p of [a, b, other]) p.end()
   await sink.close()
 })
+
+test('recent: an exited process\'s lines once a replacement with other log files took its instance (a reload that changed out_file)', async () => {
+  const dir = tmp()
+  const sink = createLogSink({ logsDir: dir })
+  const pipes = () => ({ stdout: new PassThrough(), stderr: new PassThrough() })
+  const old = pipes()
+  sink.attach({ spec: spec('r', { outFile: path.join(dir, 'a.log') }), proc: { id: 0, name: 'r', instance: 0, pid: 1000 }, ...old })
+  old.stdout.write('old last words\n')
+  await waitFor(() => sink.stats().lines === 1)
+  const next = pipes() // attached before the old one's exit is journaled
+  sink.attach({ spec: spec('r', { outFile: path.join(dir, 'b.log') }), proc: { id: 0, name: 'r', instance: 0, pid: 1001 }, ...next })
+  next.stdout.write('new first words\n')
+  await waitFor(() => sink.stats().lines === 2)
+  const recent = sink.recent({ name: 'r', instance: 0, id: 0, pipes: [old.stdout, old.stderr] }, 10)
+  assert.deepEqual(recent.filter((l) => l.pid === 1000).map((l) => l.line), ['old last words'])
+  for (const p of [old, next]) { p.stdout.end(); p.stderr.end() }
+  await sink.close()
+})

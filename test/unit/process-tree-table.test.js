@@ -59,3 +59,21 @@ test('many trees collected at once: each finds its own descendants and its tagge
   await orphan.collect()
   assert.deepEqual(orphan.pids(), [1001, 1002])
 })
+
+test('a tree whose leader is unknown (since -Infinity) asking while a later one\'s read is in flight finds its older escapee too', async (t) => {
+  const root = fakeProc({
+    1: { ppid: 0, start: 1 },
+    10: { ppid: 1, start: 100 },
+    500: { ppid: 10, start: 500, env: { XPM_LAUNCH: '10-a' } },
+    600: { ppid: 1, start: 600, env: { XPM_LAUNCH: '10-a' } },
+    200: { ppid: 1, start: 200, env: { XPM_LAUNCH: '10-b' } }, // b's escapee, older than a's leader
+    700: { ppid: 1, start: 700, env: { XPM_LAUNCH: '10-b' } }
+  })
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }))
+  const scanner = createScanner({ procRoot: root })
+  const a = new ProcessTree({ leaderPid: () => 500, tag: '10-a', scanner, selfPid: 10 })
+  const b = new ProcessTree({ leaderPid: () => 0, tag: '10-b', scanner, selfPid: 10 }) // its leader already reaped
+  const again = new ProcessTree({ leaderPid: () => 500, tag: '10-a', scanner, selfPid: 10 })
+  await Promise.all([a.collect(), b.collect(), again.collect()])
+  assert.deepEqual([a.pids(), b.pids(), again.pids()], [[600], [200, 700], [600]])
+})
