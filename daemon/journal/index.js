@@ -70,7 +70,7 @@ class Journal {
     }
     // The entry keeps its place in time; the lines come once the pipes have been read.
     this.last.set(entry.id, entry)
-    this.track(lastLines(this.logSink, e).then((lines) => this.record({ ...entry, lines })))
+    this.track(lastLines(this.logSink, e).catch(() => []).then((lines) => this.record({ ...entry, lines })))
   }
 
   onRestart (r) {
