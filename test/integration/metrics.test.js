@@ -152,11 +152,12 @@ describe('agent figures', { concurrency: true }, () => {
   it('`xpm list` shows cpu and memory; `xpm show` prints heap, loop delay p50/p95/p99, utilization, restarts, last exit', async (t) => {
     const h = createHome(t)
     await start(h, [fixture('block-loop.js'), '--name', 'blocked'])
-    const first = await procOf(h, 'blocked')
+    const first = await showJson(h, 'blocked')
     const restarted = await h.run(['restart', 'blocked'])
     assert.equal(restarted.code, 0, restarted.stderr)
+    // read through `show` (fine loop ticks), not `jlist` (coarse: its figures are exact to 100 ms)
     await waitFor(async () => {
-      const p = await procOf(h, 'blocked')
+      const p = await showJson(h, 'blocked')
       return p.pid !== first.pid && p.status === 'online' && p.metrics && p.metrics.elP99 >= 150 && p.memory > 0
     }, { timeout: 15000, interval: 300, message: 'the restarted worker reporting its stalls' })
 
