@@ -1,7 +1,8 @@
 'use strict'
 
 const { TurnBudget } = require('../../lib/shared/turn-budget')
-const { resolutionFor, RESOLUTION_MS } = require('../../lib/agent/metrics-reporter')
+// loop-delay.js, not metrics-reporter.js: the daemon does not load node:v8 for two constants
+const { resolutionFor, RESOLUTION_MS } = require('../../lib/agent/loop-delay')
 
 // What each process' agent is told about its report interval (daemon/metrics/index.js): an
 // internal NODE_ message, invisible to the app, sent when it starts and whenever its rate changes.

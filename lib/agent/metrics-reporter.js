@@ -2,28 +2,13 @@
 
 const { monitorEventLoopDelay, performance } = require('node:perf_hooks')
 const v8 = require('node:v8')
-const { histogramSource, weightedLag } = require('./loop-delay')
+const { histogramSource, weightedLag, resolutionFor, RESOLUTION_MS, COARSE_RESOLUTION_MS, SLOW_RESOLUTION_MS } = require('./loop-delay')
 
-// The event-loop delay histogram wakes the app every `resolution` ms: 10 ms at the full rate
-// (about 0.5 % of a core for an idle app, 100 wake-ups a second), 1 s when reports are slow
-// (nobody is watching: the figures still catch stalls, at almost no cost).
-const RESOLUTION_MS = 10
-const SLOW_RESOLUTION_MS = 1000
-const SLOW_FROM_MS = 5000 // report intervals from this long on use the slow resolution
 // The RSS is read by the daemon from /proc/<pid>/stat on Linux. Reading it here there
 // (process.memoryUsage(), .rss()) makes libuv open /proc/self/stat, and in an app that closed its
 // stdout and stderr that file gets fd 1 or 2; libuv's uv__close() asserts fd > 2 and aborts the
 // app (SIGABRT). Elsewhere libuv asks the kernel without a file (macOS task_info, …).
 const RSS_HERE = process.platform !== 'linux'
-
-// coarse: 100 ms ticks at the full rate (the daemon asks for it when a `jlist` wants fresh
-// figures of every process, not a dashboard the loop's fine detail): 10 wake-ups a second, and
-// a stall of 100 ms or more still shows.
-const COARSE_RESOLUTION_MS = 100
-function resolutionFor (intervalMs, { coarse = false } = {}) {
-  if (intervalMs >= SLOW_FROM_MS) return SLOW_RESOLUTION_MS
-  return coarse ? COARSE_RESOLUTION_MS : RESOLUTION_MS
-}
 
 // The figures of one interval: event-loop delay from a histogram at `resolution` ms (0: none),
 // utilization and heap, each collect() over the time since the previous one.
