@@ -14,5 +14,10 @@ const files = suites.flatMap((suite) => {
   return fs.readdirSync(dir).filter((f) => f.endsWith('.test.js')).sort().map((f) => path.join('test', suite, f))
 })
 const concurrency = process.env.XPM_TEST_CONCURRENCY || '2'
-const result = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], { cwd: root, stdio: 'inherit' })
+const failuresFile = process.env.XPM_TEST_FAILURES_FILE
+const reporters = failuresFile
+  ? ['--test-reporter=spec', '--test-reporter-destination=stdout',
+      `--test-reporter=${path.join(__dirname, 'failures-reporter.js')}`, `--test-reporter-destination=${failuresFile}`]
+  : []
+const result = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...reporters, ...files], { cwd: root, stdio: 'inherit' })
 process.exit(result.status ?? 1)

@@ -3,18 +3,18 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const readline = require('node:readline')
 const { spawn } = require('node:child_process')
 const { acquireLock, waitForLock, probeLock } = require('../../lib/shared/daemon-lock')
 const { waitFor } = require('../helpers/wait')
 const { isAlive } = require('../../lib/shared/pid')
+const { tempDir } = require('../helpers/tmp')
 
 const LOCK_MODULE = path.join(__dirname, '..', '..', 'lib', 'shared', 'daemon-lock.js')
 
 function tmpHome (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-lock-'))
+  const dir = tempDir('xpm-lock-')
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   return dir
 }

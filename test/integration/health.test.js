@@ -7,13 +7,13 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { createHome, waitFor, freePort, fixture } = require('../helpers/xpm')
 const { startLoad } = require('../helpers/load')
+const { tempDir } = require('../helpers/tmp')
 
 function tmpDir (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-health-'))
+  const dir = tempDir('xpm-health-')
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   return dir
 }

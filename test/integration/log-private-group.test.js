@@ -6,10 +6,10 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { createHome, waitFor, fixture } = require('../helpers/xpm')
 const { readPrivateGroup } = require('../../lib/shared/private-group')
+const { tempDir } = require('../helpers/tmp')
 
 const NOGROUP = 65534 // nobody's group: nobody's own, never the tests' user's
 
@@ -17,7 +17,7 @@ test('a log in a 0775 folder of the user\'s private group is written; in a 0775 
   const gid = await readPrivateGroup()
   if (gid === null) return t.skip(`this user (uid ${process.getuid()}, gid ${process.getgid()}) has no private group in /etc/group`)
   const h = createHome(t)
-  const project = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-umask002-'))
+  const project = tempDir('xpm-umask002-')
   t.after(() => fs.rmSync(project, { recursive: true, force: true }))
   fs.chownSync(project, process.getuid(), gid)
   fs.chmodSync(project, 0o775)
@@ -27,7 +27,7 @@ test('a log in a 0775 folder of the user\'s private group is written; in a 0775 
   await waitFor(() => fs.existsSync(out) && /tick 3/.test(fs.readFileSync(out, 'utf8')), { timeout: 15000, message: `lines in ${out}` })
 
   if (process.getuid() !== 0) return // chgrp to a group one is not in needs root
-  const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-shared-group-'))
+  const shared = tempDir('xpm-shared-group-')
   t.after(() => fs.rmSync(shared, { recursive: true, force: true }))
   fs.chownSync(shared, 0, NOGROUP)
   fs.chmodSync(shared, 0o775)

@@ -10,17 +10,17 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { createHome, fixture } = require('../helpers/xpm')
 const { childrenOf, appPids, recordChildren } = require('../helpers/procs')
 const { quietList, assertTracked, assertNoneAlive } = require('../helpers/overlap')
+const { tempDir } = require('../helpers/tmp')
 
 const COUNT = 30
 
 test(`${COUNT} fork-mode apps from one ecosystem file come online from one start, exit 0; delete all leaves nothing`, { timeout: 180000 }, async (t) => {
   const h = createHome(t, { inProcess: true })
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-many-'))
+  const dir = tempDir('xpm-many-')
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   fs.copyFileSync(fixture('rendezvous.js'), path.join(dir, 'rendezvous.js'))
   const meeting = path.join(dir, 'up')

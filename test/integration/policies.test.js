@@ -3,9 +3,9 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { createHome, waitFor, fixture, delay } = require('../helpers/xpm')
+const { tempDir } = require('../helpers/tmp')
 
 // Lines of the daemon's pino log (written asynchronously: poll it).
 function daemonEvents (home) {
@@ -15,7 +15,7 @@ function daemonEvents (home) {
 }
 
 function tmpDir (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-watch-'))
+  const dir = tempDir('xpm-watch-')
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   return dir
 }

@@ -6,19 +6,19 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { ProcessTree, newTag, TAG_VAR } = require('../../daemon/launchers/process-tree')
 const { waitFor } = require('../helpers/wait')
 const { running } = require('../helpers/procs')
+const { tempDir } = require('../helpers/tmp')
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures')
 const linux = process.platform === 'linux' && fs.existsSync('/proc/self/stat')
 
 // Starts tree-app.js as our child; resolves once every process of its tree noted its pid.
 async function startTree (t, { kinds = 'idle,stubborn,daemon', tag = newTag(), detached = false } = {}) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-tree-'))
+  const dir = tempDir('xpm-tree-')
   const file = path.join(dir, 'pids')
   fs.writeFileSync(file, '')
   const env = { ...process.env, TREE_PIDS: file, TREE_KINDS: kinds, [TAG_VAR]: tag }

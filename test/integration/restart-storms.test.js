@@ -3,10 +3,10 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { createHome, waitFor, fixture, ROOT } = require('../helpers/xpm')
+const { tempDir } = require('../helpers/tmp')
 
 // Lines of the daemon's pino log (written asynchronously: poll it).
 function daemonEvents (home) {
@@ -16,7 +16,7 @@ function daemonEvents (home) {
 }
 
 function tmpDir (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-storm-'))
+  const dir = tempDir('xpm-storm-')
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   return dir
 }

@@ -5,13 +5,13 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
 const { readPrivateFile } = require('../../lib/shared/safe-fs')
+const { tempDir } = require('../helpers/tmp')
 
 test('readPrivateFile: a FIFO in place of a state file is refused, with no hang', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-safe-'))
+  const dir = tempDir('xpm-safe-')
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   execFileSync('mkfifo', [path.join(dir, 'fifo.json')])
   await assert.rejects(readPrivateFile(path.join(dir, 'fifo.json')), { code: 'EUNSAFE', message: /not a regular file/ })

@@ -4,9 +4,9 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const store = require('../../lib/shared/state/app-conf')
+const { tempDir } = require('../helpers/tmp')
 
 test('keys as PM2 writes them: app:key and app.key; values are strings; the app gets each key and the whole as JSON', async () => {
   assert.deepEqual(store.splitKey('echo:config_var'), { app: 'echo', key: 'config_var' })
@@ -26,7 +26,7 @@ test('keys as PM2 writes them: app:key and app.key; values are strings; the app 
   assert.deepEqual(store.appEnv(withGlobal, 'key1'), {})
   assert.deepEqual(store.setValue(withGlobal, 'key1', 'a', 'b').key1, { a: 'b' })
   assert.deepEqual(store.unsetValue(withGlobal, 'key1', null), conf)
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-conf-'))
+  const home = tempDir('xpm-conf-')
   assert.deepEqual(await store.readAppConf(home), {})
   await store.writeAppConf(home, conf)
   assert.deepEqual(await store.readAppConf(home), conf)

@@ -7,12 +7,12 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const net = require('node:net')
-const os = require('node:os')
 const path = require('node:path')
 const { connectOnce } = require('../../lib/cli/client')
+const { tempDir } = require('../helpers/tmp')
 
 test('a connection closed before the hello fails at once, not at the hello timeout', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-client-'))
+  const dir = tempDir('xpm-client-')
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   const sock = path.join(dir, 'daemon.sock')
   const server = net.createServer((s) => s.destroy()) // accepted, then gone without a word

@@ -11,6 +11,7 @@ const { OPTIONS, flagAttribute } = require('../../lib/shared/config/options')
 const { addStartOptions } = require('../../lib/cli/start-options')
 const { writeStarter, TEMPLATE } = require('../../lib/shared/config/starter-template')
 const { resolveStart } = require('../../lib/shared/config')
+const { tempDir } = require('../helpers/tmp')
 
 const DOC = path.join(__dirname, '..', '..', 'docs', 'ecosystem.md')
 
@@ -53,7 +54,7 @@ test('flags parsed by commander resolve into the spec (-i -1, --no-autorestart, 
 })
 
 test('writeStarter writes a valid ecosystem file and refuses to overwrite it', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-init-'))
+  const dir = tempDir('xpm-init-')
   const file = await writeStarter(dir)
   assert.equal(file, path.join(dir, 'ecosystem.config.js'))
   assert.equal(fs.readFileSync(file, 'utf8'), TEMPLATE)

@@ -7,11 +7,11 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { fromDump, readDump, pm2Home } = require('../../lib/cli/import/pm2-dump')
 const { ecosystemText } = require('../../lib/cli/import/write-ecosystem')
 const { loadEcosystem } = require('../../lib/shared/config/load-ecosystem')
+const { tempDir } = require('../helpers/tmp')
 
 const CORPUS = path.join(__dirname, '..', 'fixtures', 'ecosystems', 'pm2-corpus')
 
@@ -78,7 +78,7 @@ test('per-instance log files, custom pid files, "max" instances and other interp
 })
 
 test('the written file is a valid ecosystem file that gives the same apps', async () => {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-import-unit-'))
+  const home = tempDir('xpm-import-unit-')
   const { apps } = fromDump(dumpFixture({ home, logs: home }), { homes: [home], env: {} })
   const file = path.join(home, 'ecosystem.config.js')
   fs.writeFileSync(file, ecosystemText(apps, { header: ['imported'] }))
@@ -87,7 +87,7 @@ test('the written file is a valid ecosystem file that gives the same apps', asyn
 })
 
 test('a missing, broken or foreign dump is XPM_ERR_IMPORT_SOURCE, with how to make one', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-import-bad-'))
+  const dir = tempDir('xpm-import-bad-')
   assert.throws(() => readDump(path.join(dir, 'dump.pm2')), { code: 'XPM_ERR_IMPORT_SOURCE', message: /ENOENT \(run `pm2 save` first/ })
   fs.writeFileSync(path.join(dir, 'broken'), '[{')
   assert.throws(() => readDump(path.join(dir, 'broken')), { code: 'XPM_ERR_IMPORT_SOURCE', message: /is not JSON/ })

@@ -3,12 +3,12 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { resolveStart, normalizeApp, checkSpec, validateSpec } = require('../../lib/shared/config')
 const { OPTIONS } = require('../../lib/shared/config/options')
 const { MAX_INSTANCES, MAX_APPS, MAX_TIMER_MS, MAX_NAME_BYTES } = require('../../lib/shared/config/limits')
 const { checkSpecs, checkPaths, checkCapacity } = require('../../daemon/check-specs')
+const { tempDir } = require('../helpers/tmp')
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'ecosystems')
 const env = { PATH: process.env.PATH }
@@ -82,7 +82,7 @@ test('app names: digits allowed, no control characters, no leading "-", no slash
     assert.deepEqual(checkSpec({ ...good(), name }), [])
   }
   // a name taken from the script file name follows the same rule
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-names-'))
+  const dir = tempDir('xpm-names-')
   fs.writeFileSync(path.join(dir, '-x.js'), '')
   assert.throws(() => normalizeApp({ script: '-x.js' }, { baseDir: dir, env }), { code: 'XPM_ERR_CONFIG_INVALID', message: /`name`/ })
 })
@@ -156,7 +156,7 @@ test('the number of apps: per ecosystem file, per start request and per daemon',
   checkCapacity([spec, { ...spec, name: 'k1' }], known)
   assert.throws(() => checkCapacity([spec, { ...spec, name: 'new' }], known), { code: 'XPM_ERR_TOO_MANY_APPS', message: /would make 1025; one daemon manages at most 1024/ })
 
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-many-apps-'))
+  const dir = tempDir('xpm-many-apps-')
   const file = path.join(dir, 'ecosystem.json')
   fs.writeFileSync(file, JSON.stringify({ apps: Array.from({ length: MAX_APPS + 1 }, (_, i) => ({ name: `a${i}`, script: 'x.js' })) }))
   await assert.rejects(resolveStart({ target: file, env }), { code: 'XPM_ERR_CONFIG_INVALID', message: /has 1025 apps; one daemon manages at most 1024$/ })

@@ -3,9 +3,9 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { loadEcosystem, isEcosystemFile, resolveStart } = require('../../lib/shared/config')
+const { tempDir } = require('../helpers/tmp')
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'ecosystems')
 const fixture = (name) => path.join(FIXTURES, name)
@@ -37,7 +37,7 @@ test('each format loads: .js, .cjs, .mjs with export default, .json, bare array'
 })
 
 test('a .json file with PM2-style comments, unquoted keys and trailing commas is read (JSON5), never run', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-json5-'))
+  const dir = tempDir('xpm-json5-')
   fs.writeFileSync(path.join(dir, 'child.js'), '')
   const file = path.join(dir, 'process.json')
   fs.writeFileSync(file, '// TG!\n{\n  apps: [{ script: "./child.js", name  :"child", },],\n}\n')
@@ -46,7 +46,7 @@ test('a .json file with PM2-style comments, unquoted keys and trailing commas is
 })
 
 test('a .json file that is a JavaScript expression is read as PM2 reads it, with a notice; one with statements or Node access is rejected', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-jsexpr-'))
+  const dir = tempDir('xpm-jsexpr-')
   fs.writeFileSync(path.join(dir, 'echo.js'), '')
   const file = path.join(dir, 'configuration.json')
   fs.writeFileSync(file, '// TG!\n[{\n  name: "echo",\n  script: [".", "/", "e", "cho.js"].join("")\n}]\n')
@@ -58,7 +58,7 @@ test('a .json file that is a JavaScript expression is read as PM2 reads it, with
 })
 
 test('a .json file that contains JavaScript statements is rejected and never executed', async () => {
-  const marker = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-json-')), 'executed')
+  const marker = path.join(tempDir('xpm-json-'), 'executed')
   process.env.XPM_JSON_MARKER = marker
   try {
     await assert.rejects(resolveStart({ target: fixture('ecosystem-with-js.json'), env }), (err) => {
@@ -74,7 +74,7 @@ test('a .json file that contains JavaScript statements is rejected and never exe
 })
 
 test('a changed .js and .mjs file is read again in the same process', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-fresh-'))
+  const dir = tempDir('xpm-fresh-')
   fs.writeFileSync(path.join(dir, 'app.js'), '')
   for (const [file, write] of [
     ['ecosystem.config.js', (n) => `module.exports = { apps: [{ name: '${n}', script: 'app.js' }] }`],
@@ -88,7 +88,7 @@ test('a changed .js and .mjs file is read again in the same process', async () =
 })
 
 test('a .js ecosystem in a "type": "module" package is imported as ESM', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-esm-'))
+  const dir = tempDir('xpm-esm-')
   fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }')
   fs.writeFileSync(path.join(dir, 'app.js'), '')
   fs.writeFileSync(path.join(dir, 'ecosystem.config.js'), "export default { apps: [{ name: 'esm', script: 'app.js' }] }")
@@ -96,7 +96,7 @@ test('a .js ecosystem in a "type": "module" package is imported as ESM', async (
 })
 
 test('YAML ecosystem files (process.yml) are read as PM2 reads them: apps, env_<name>, anchors', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-yaml-'))
+  const dir = tempDir('xpm-yaml-')
   fs.writeFileSync(path.join(dir, 'app.js'), '')
   fs.writeFileSync(path.join(dir, 'process.yml'), [
     'apps:',
@@ -123,7 +123,7 @@ test('YAML ecosystem files (process.yml) are read as PM2 reads them: apps, env_<
 })
 
 test('bad shapes and missing files are XPM_ERR_CONFIG_LOAD or UNKNOWN_KEY, one line each', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-shape-'))
+  const dir = tempDir('xpm-shape-')
   const write = (name, text) => { fs.writeFileSync(path.join(dir, name), text); return path.join(dir, name) }
   const cases = [
     [write('a.json', '{ "apps": [] }'), 'XPM_ERR_CONFIG_LOAD', /has no apps/],
@@ -146,7 +146,7 @@ test('bad shapes and missing files are XPM_ERR_CONFIG_LOAD or UNKNOWN_KEY, one l
 })
 
 test('--env production reads deploy.production.env under the app\'s env and env_production, as PM2', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-deploy-env-'))
+  const dir = tempDir('xpm-deploy-env-')
   fs.writeFileSync(path.join(dir, 'env.js'), '')
   fs.writeFileSync(path.join(dir, 'env-ecosystem.json'), JSON.stringify({
     apps: [{ name: 'env2', script: './env.js', env: { NODE_ENV: 'production', SHARED: 'app' } }],

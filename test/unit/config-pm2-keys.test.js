@@ -6,7 +6,6 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { EventEmitter } = require('node:events')
 const { normalizeApp, resolveStart, checkSpec, validateSpec } = require('../../lib/shared/config')
@@ -16,11 +15,12 @@ const { inferInterpreter, isNodeRuntime, nodeShebang, nodeCommandLine } = requir
 const { resolveUser, privilegeProblem } = require('../../lib/shared/config/users')
 const { pidFilePath, setPidsDir, applyAppOptions } = require('../../daemon/launchers/app-options')
 const { nodeExecArgv } = require('../../daemon/launchers/agent-args')
+const { tempDir } = require('../helpers/tmp')
 
 const CORPUS = path.join(__dirname, '..', 'fixtures', 'ecosystems', 'pm2-corpus')
 const env = { PATH: process.env.PATH, HOME: '/nonexistent' }
 const app = (raw, opts = {}) => normalizeApp({ script: 'app.js', ...raw }, { baseDir: CORPUS, env, cpus: 4, ...opts })
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-pm2keys-'))
+const tmp = () => tempDir('xpm-pm2keys-')
 
 test('instance_var renames NODE_APP_INSTANCE; increment_var counts up from the app\'s value (or port)', () => {
   assert.deepEqual(instanceEnv(app({}), 2), { NODE_APP_INSTANCE: '2' })

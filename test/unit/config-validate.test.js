@@ -8,6 +8,7 @@ const path = require('node:path')
 const { resolveStart, normalizeApp, validateSpec, checkSpec } = require('../../lib/shared/config')
 const { suggest, distance } = require('../../lib/shared/config/suggest')
 const { OPTIONS } = require('../../lib/shared/config/options')
+const { tempDir } = require('../helpers/tmp')
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'ecosystems')
 const env = { PATH: process.env.PATH }
@@ -31,7 +32,7 @@ test('a misspelled key fails with the nearest known key', async () => {
 })
 
 test('as PM2, a key that is no typo of a known one is ignored, with a notice', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-keys-'))
+  const dir = tempDir('xpm-keys-')
   try {
     fs.writeFileSync(path.join(dir, 'x.js'), '')
     const file = path.join(dir, 'eco.json')
@@ -71,7 +72,7 @@ test('a wrong type names the app, the key, what was expected and what was given'
 })
 
 test('several problems in one file: all of them, one per line, each with its app and key', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-many-'))
+  const dir = tempDir('xpm-many-')
   const file = path.join(dir, 'ecosystem.json')
   fs.writeFileSync(path.join(dir, 'x.js'), '')
   fs.writeFileSync(file, JSON.stringify({
@@ -155,7 +156,7 @@ test('exec mode: cluster with instances on node, fork otherwise; aliases; cluste
 })
 
 test('interpreter: explicit wins, then the extension, then the executable bit', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-interp-'))
+  const dir = tempDir('xpm-interp-')
   for (const f of ['a.mjs', 'a.cjs', 'a.py', 'a.sh', 'plain', 'data.txt']) fs.writeFileSync(path.join(dir, f), '')
   fs.writeFileSync(path.join(dir, 'tool'), '#!/bin/sh\n', { mode: 0o755 })
   const interp = (script, raw = {}) => normalizeApp({ script, ...raw }, { baseDir: dir, env }).interpreter

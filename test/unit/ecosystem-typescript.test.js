@@ -5,15 +5,15 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { isEcosystemFile, loadEcosystem } = require('../../lib/shared/config/load-ecosystem')
 const { resolveStart } = require('../../lib/shared/config')
+const { tempDir } = require('../helpers/tmp')
 
 const strips = Boolean(process.features.typescript)
 
 function files (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-ts-'))
+  const dir = tempDir('xpm-ts-')
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   fs.writeFileSync(path.join(dir, 'app.js'), '')
   fs.writeFileSync(path.join(dir, 'ecosystem.config.ts'), `

@@ -5,6 +5,7 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { parseProbe, isProbe, describeProbe, parseHooks, isHooks, PROBE_DEFAULTS } = require('../../lib/shared/config/health-types')
+const { tempDir } = require('../helpers/tmp')
 
 test('probes: object and short forms, Kubernetes defaults, timings parsed', () => {
   assert.deepEqual(parseProbe({ http: '/healthz' }), { kind: 'http', path: '/healthz', port: null, ...PROBE_DEFAULTS })
@@ -65,10 +66,9 @@ test('on_event: one command for all events, a list, or events to commands, with 
 
 test('the options reach the normalized spec, and the daemon accepts it', () => {
   const fs = require('node:fs')
-  const os = require('node:os')
   const path = require('node:path')
   const { normalizeApp, validateSpec } = require('../../lib/shared/config')
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-health-config-'))
+  const dir = tempDir('xpm-health-config-')
   try {
     fs.writeFileSync(path.join(dir, 'app.js'), '')
     const spec = normalizeApp({

@@ -4,13 +4,13 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { createJournalStore } = require('../../daemon/journal/store')
 const { classify, exitCause } = require('../../daemon/journal/causes')
+const { tempDir } = require('../helpers/tmp')
 
 function tmpDir (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-journal-'))
+  const dir = tempDir('xpm-journal-')
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   return dir
 }

@@ -5,14 +5,14 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { EventBus } = require('../../daemon/event-bus')
 const { createJournal } = require('../../daemon/journal')
 const { renderWhy, lastEventLine, duration } = require('../../lib/cli/render-why')
+const { tempDir } = require('../helpers/tmp')
 
 function world (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-journal-why-'))
+  const dir = tempDir('xpm-journal-why-')
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   const supervisor = new EventBus()
   const app = { name: 'api', deleting: false, instances: [] }

@@ -5,14 +5,14 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { killHome, findDaemonPid } = require('../../lib/cli/kill-home')
 const { lockPids } = require('../../lib/shared/daemon-lock')
 const { fakeProc, env } = require('../helpers/fake-proc')
+const { tempDir } = require('../helpers/tmp')
 
 function tempHome (t, state) {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-kill-home-'))
+  const home = tempDir('xpm-kill-home-')
   t.after(() => fs.rmSync(home, { recursive: true, force: true }))
   const paths = { home, stateFile: path.join(home, 'state.json'), pidFile: path.join(home, 'daemon.pid') }
   if (state) fs.writeFileSync(paths.stateFile, JSON.stringify(state))

@@ -3,13 +3,13 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { PassThrough } = require('node:stream')
 const { createDaemonLogger, createLogger } = require('../../daemon/logger')
+const { tempDir } = require('../helpers/tmp')
 
 test('daemon logger: one JSON event per call in daemon.log, all on disk after close()', async () => {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-dlog-')), 'daemon.log')
+  const file = path.join(tempDir('xpm-dlog-'), 'daemon.log')
   const logger = createDaemonLogger({ file })
   logger.info({ event: 'online', app: 'api', id: 0, pid: 123 }, 'api[0] online')
   logger.error({ event: 'error', err: new Error('bad') }, 'failed')
@@ -25,7 +25,7 @@ test('daemon logger: one JSON event per call in daemon.log, all on disk after cl
 })
 
 test('daemon logger is bounded: it rotates past its size and keeps maxFiles', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-dlog-'))
+  const dir = tempDir('xpm-dlog-')
   const file = path.join(dir, 'daemon.log')
   const logger = createDaemonLogger({ file, size: 4096, maxFiles: 2 })
   for (let i = 0; i < 2000; i++) logger.info({ event: 'status', i }, 'x'.repeat(50))

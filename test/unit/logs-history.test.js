@@ -3,13 +3,13 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { PassThrough } = require('node:stream')
 const { createLogSink } = require('../../daemon/logs')
 const { waitFor } = require('../helpers/wait')
+const { tempDir } = require('../helpers/tmp')
 
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-logs-'))
+const tmp = () => tempDir('xpm-logs-')
 const spec = (name, logs = {}) => ({ name, cwd: '/', logs })
 const numbered = (tag, from, to) => { let t = ''; for (let i = from; i < to; i++) t += `${tag} ${i}\n`; return t }
 const seqOf = (l) => Number(l.line.split(' ').pop())

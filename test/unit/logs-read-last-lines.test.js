@@ -3,11 +3,11 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { readLastLines, readLastLinesAcross } = require('../../daemon/logs/read-last-lines')
+const { tempDir } = require('../helpers/tmp')
 
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-rll-'))
+const tmp = () => tempDir('xpm-rll-')
 const numbered = (from, to) => Array.from({ length: to - from }, (_, i) => `line ${from + i}`)
 
 test('reads exactly the last n lines backwards across small blocks', async () => {

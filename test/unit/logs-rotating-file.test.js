@@ -6,15 +6,15 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const zlib = require('node:zlib')
 const { once } = require('node:events')
 const { openLogFile, createStream } = require('../../daemon/logs/rotating-file')
 const { trustLogFolder } = require('../../daemon/logs/folder-trust')
+const { tempDir } = require('../helpers/tmp')
 
 function tmpDir (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-rfs-'))
+  const dir = tempDir('xpm-rfs-')
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   return dir
 }

@@ -3,14 +3,14 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { PassThrough, Writable } = require('node:stream')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { createLogSink } = require('../../daemon/logs')
 const { waitFor } = require('../helpers/wait')
+const { tempDir } = require('../helpers/tmp')
 
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-logs-'))
+const tmp = () => tempDir('xpm-logs-')
 const spec = (name, logs = {}) => ({ name, cwd: '/', logs })
 
 // Feeds text through a pipe-like stream in uneven chunks, honouring back-pressure.

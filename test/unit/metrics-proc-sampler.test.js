@@ -4,10 +4,10 @@ const { test } = require('node:test')
 const { waitFor } = require('../helpers/wait')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { cpuPercent, parseVmRss, parsePs, createProcSampler, detectPageSize } = require('../../daemon/metrics/proc-sampler')
 const { parseStat } = require('../../lib/shared/proc-stat')
+const { tempDir } = require('../helpers/tmp')
 
 // Fields 14/15 (utime, stime) = 250/50 and 22 (starttime) = 98765; comm has a space and a ')'.
 const STAT = '4242 (my app) x) S 1 4242 4242 0 -1 4194560 1000 0 0 0 250 50 0 0 20 0 11 0 98765 1000000 5000 18446744073709551615'
@@ -41,7 +41,7 @@ test('parsePs reads pcpu and rss', () => {
 })
 
 test('the Linux sampler reads one file per pid from a fake /proc, and null for a gone pid', async (t) => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-proc-'))
+  const root = tempDir('xpm-proc-')
   t.after(() => fs.rmSync(root, { recursive: true, force: true }))
   fs.mkdirSync(path.join(root, '4242'))
   fs.writeFileSync(path.join(root, '4242', 'stat'), STAT)

@@ -4,7 +4,6 @@
 // exit codes, the daemon going away, and that nothing is left listening afterwards.
 const fs = require('node:fs')
 const net = require('node:net')
-const os = require('node:os')
 const path = require('node:path')
 const test = require('node:test')
 const assert = require('node:assert/strict')
@@ -16,6 +15,7 @@ const { XpmError } = require('../../lib/shared/errors')
 const { Client } = require('../../lib/cli/client')
 const { encode, LineDecoder } = require('../../lib/shared/protocol')
 const { waitFor } = require('../helpers/wait')
+const { tempDir } = require('../helpers/tmp')
 
 function proc (id) {
   return { id, name: `svc-${id}`, instance: 0, pid: 900 + id, status: 'online', restarts: 0, uptime: 5000, cpu: 3.5, memory: 30 * 1024 * 1024, metrics: { heapUsed: 1e7, heapTotal: 2e7, elP50: 1, elP95: 2, elP99: 3, elMax: 4, elu: 0.1 } }
@@ -147,7 +147,7 @@ test('a burst of log lines between pushes is painted once, not once per line', a
 })
 
 test('with the real client over a socket: subscribe, a push, then the daemon closing gives exit 1', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-monit-'))
+  const dir = tempDir('xpm-monit-')
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   const sockPath = path.join(dir, 'daemon.sock')
   const server = net.createServer((conn) => {

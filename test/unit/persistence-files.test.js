@@ -3,7 +3,6 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { Supervisor } = require('../../daemon/supervisor')
 const { fakeLauncher } = require('../helpers/fake-launcher')
@@ -11,6 +10,7 @@ const { createPersistence } = require('../../daemon/persistence')
 const { checkHandover, handoverWindow } = require('../../daemon/persistence/handover')
 const { readSavedState } = require('../../lib/shared/state/read-saved')
 const { serializeState } = require('../../lib/shared/state/state-format')
+const { tempDir } = require('../helpers/tmp')
 
 const T0 = Date.UTC(2026, 10, 23, 3, 0, 0)
 const spec = (name, extra = {}) => ({ name, script: `/srv/${name}.js`, cwd: '/srv', instances: 1, execMode: 'fork', interpreter: 'node', env: {}, minUptime: 0, ...extra })
@@ -18,7 +18,7 @@ const app = (name, desired = 'online', extra = {}) => ({ spec: spec(name, extra)
 const saved = (apps, extra = {}) => serializeState({ apps, now: () => T0, ...extra })
 
 function tmpHome (t) {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-files-'))
+  const home = tempDir('xpm-files-')
   t.after(() => fs.rmSync(home, { recursive: true, force: true }))
   return { home, stateFile: path.join(home, 'state.json'), dumpFile: path.join(home, 'dump.pm2') }
 }

@@ -3,11 +3,11 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { renderUnit, startup, unstartup } = require('../../lib/cli/commands/startup')
 const { createIo } = require('../../lib/cli/io')
 const { capture } = require('../helpers/cli')
+const { tempDir } = require('../helpers/tmp')
 
 test('renderUnit quotes paths with spaces and escapes systemd % specifiers', () => {
   const unit = renderUnit({ user: 'ann', home: '/home/ann', xpmHome: '/home/ann/my 100% apps', node: '/opt/node 20/bin/node', nodeFlags: ['--max-semi-space-size=1'], entry: '/srv/xpm/daemon/index.js' })
@@ -19,7 +19,7 @@ test('renderUnit quotes paths with spaces and escapes systemd % specifiers', () 
 })
 
 test('startup --install --user writes and enables a user unit; unstartup disables and removes it', async (t) => {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-startup-'))
+  const home = tempDir('xpm-startup-')
   const saved = { HOME: process.env.HOME, XPM_HOME: process.env.XPM_HOME }
   process.env.HOME = home
   process.env.XPM_HOME = path.join(home, '.xpm')

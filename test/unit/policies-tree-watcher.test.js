@@ -3,10 +3,10 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { watchTree } = require('../../daemon/policies/tree-watcher')
 const { createIgnore } = require('../../daemon/policies/ignore')
+const { tempDir } = require('../helpers/tmp')
 
 // Real fs.watch on a temporary folder (fast: no process is started).
 // Polls until an entry of `seen` matches, with a deadline.
@@ -21,7 +21,7 @@ function waitForChange (seen, predicate, ms = 3000) {
 }
 
 test('folders are watched recursively, new folders too; ignored folders are never entered', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-tree-'))
+  const dir = tempDir('xpm-tree-')
   fs.mkdirSync(path.join(dir, 'src'))
   fs.mkdirSync(path.join(dir, 'node_modules', 'dep'), { recursive: true })
   const seen = []
@@ -44,7 +44,7 @@ test('folders are watched recursively, new folders too; ignored folders are neve
 })
 
 test('a file root reports only that file', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-tree-'))
+  const dir = tempDir('xpm-tree-')
   fs.writeFileSync(path.join(dir, 'config.json'), '{}')
   const seen = []
   const tree = watchTree([path.join(dir, 'config.json')], { onChange: (f) => seen.push(path.basename(f)) })

@@ -6,13 +6,13 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { ProcessTree, createScanner, launchTagOf } = require('../../daemon/launchers/process-tree')
+const { tempDir } = require('../helpers/tmp')
 
 // pid → { ppid, pgrp, start, env: { KEY: value } }
 function fakeProc (processes) {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-proc-'))
+  const root = tempDir('xpm-proc-')
   for (const [pid, p] of Object.entries(processes)) {
     fs.mkdirSync(path.join(root, pid))
     const fields = ['S', p.ppid, p.pgrp ?? pid, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, p.start, 0, 0]

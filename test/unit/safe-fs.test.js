@@ -3,14 +3,14 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { ensureSafeHome, ensurePrivateDir, readPrivateFile, openAppendNoFollow } = require('../../lib/shared/safe-fs')
+const { tempDir } = require('../helpers/tmp')
 
 const isRoot = process.getuid?.() === 0
 
 function tmpDir (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-safe-'))
+  const dir = tempDir('xpm-safe-')
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   return dir
 }

@@ -4,10 +4,10 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const http = require('node:http')
 const { serve, optionsFrom, staticApp } = require('../../lib/shared/serve/static-server')
+const { tempDir } = require('../helpers/tmp')
 
 function get (port, pathname, headers = {}) {
   return new Promise((resolve, reject) => {
@@ -19,12 +19,12 @@ function get (port, pathname, headers = {}) {
 }
 
 function site (t) {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-serve-'))
+  const root = tempDir('xpm-serve-')
   fs.writeFileSync(path.join(root, 'index.html'), '<p>home</p>')
   fs.writeFileSync(path.join(root, 'other.html'), 'other')
   fs.mkdirSync(path.join(root, 'docs'))
   fs.writeFileSync(path.join(root, 'docs', 'index.html'), 'docs home')
-  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-serve-outside-'))
+  const outside = tempDir('xpm-serve-outside-')
   fs.writeFileSync(path.join(outside, 'secret.txt'), 'secret')
   fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'link.txt'))
   t.after(() => { fs.rmSync(root, { recursive: true, force: true }); fs.rmSync(outside, { recursive: true, force: true }) })

@@ -6,19 +6,19 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const net = require('node:net')
-const os = require('node:os')
 const path = require('node:path')
 const { createServer } = require('../../daemon/server')
 const { Client, connectOnce } = require('../../lib/cli/client')
 const { encode, LineDecoder, MAX_REPLY_BYTES, MAX_REQUEST_BYTES } = require('../../lib/shared/protocol')
 const { XpmError } = require('../../lib/shared/errors')
 const { waitFor } = require('../helpers/wait')
+const { tempDir } = require('../helpers/tmp')
 
 const KiB = 1024
 const MiB = 1024 * KiB
 
 async function serve (t, methods, limits = {}) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-server-'))
+  const dir = tempDir('xpm-server-')
   const sock = path.join(dir, 's.sock')
   const calls = { count: 0 }
   const counted = Object.fromEntries(Object.entries(methods).map(([name, fn]) => [name, (...a) => { calls.count++; return fn(...a) }]))
@@ -139,7 +139,7 @@ test('the client refuses a request over the request limit at once, and fails eve
   assert.equal((await client.request('ping')).pong, true)
 
   // a peer that sends a line longer than any reply may be
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-client-'))
+  const dir = tempDir('xpm-client-')
   const fake = path.join(dir, 'f.sock')
   const server = net.createServer((s) => {
     s.on('error', () => {})

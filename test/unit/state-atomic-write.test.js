@@ -3,12 +3,12 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { writeFileAtomic, readJsonFile } = require('../../lib/shared/state/atomic-write')
+const { tempDir } = require('../helpers/tmp')
 
 function tmpDir (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-atomic-'))
+  const dir = tempDir('xpm-atomic-')
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   return dir
 }
