@@ -6,6 +6,7 @@ const { nodeExecArgv, hasAgent } = require('./agent-args')
 const { launchEnv } = require('./tree-env')
 const { idOptions, applyAppOptions } = require('./app-options')
 const { joinSlot } = require('./socket-handover')
+const { drainMessage } = require('./drain')
 
 // A cluster worker: the daemon is its primary and routes its connections. It shares the
 // daemon's process group (cluster.fork cannot detach), so it and what it started are signalled
@@ -25,10 +26,11 @@ class ClusterHandle extends ProcessHandle {
     if (msg !== null && typeof msg === 'object' && msg['xpm:agent'] === 'listening') this.emit('listening', msg.address ?? null)
   }
 
-  // The primary stops routing new connections to the worker and its servers close once their
-  // in-flight requests finish.
-  release () {
+  // The worker drains its keep-alive clients (drain.js), the primary stops routing new
+  // connections to it and its servers close once their connections have ended.
+  release ({ killTimeout } = {}) {
     if (this.exited || !this.worker.isConnected()) return Promise.resolve()
+    this.send(drainMessage({ killTimeout }))
     const released = new Promise((resolve) => {
       const done = () => { this.off('disconnect', done); this.off('exit', done); resolve() }
       this.on('disconnect', done)

@@ -106,9 +106,9 @@ class ProcessHandle extends EventEmitter {
     }
   }
 
-  // Step one of a graceful stop: stop handing the process new work. Resolves once it has let go
-  // (or at once when there is nothing to let go of).
-  release () {
+  // Step one of a graceful stop: stop handing the process new work and drain it (drain.js).
+  // Resolves once it has let go (or at once when there is nothing to let go of).
+  release ({ killTimeout } = {}) {
     return Promise.resolve()
   }
 

@@ -9,7 +9,6 @@ const { startApp } = require('./app-start')
 const { runHeldBack } = require('./held-back')
 const { reshape, NO_CHANGE, scaleApp, addCopy } = require('./app-scale')
 const { isWantedUp } = require('./predicates')
-const { DRAIN } = require('./drain')
 const { shuttingDown } = require('../phase')
 
 // One app: its spec, its instances and the queue of operations on them. Every command that
@@ -124,7 +123,6 @@ class App {
   // Stops instances no longer in the intent (drained first on a scale-down: the app serves on),
   // then unlists them: one that takes kill_timeout to exit stays listed (and saved) until it has.
   async retire (removed, cause = 'scale') {
-    if (cause === 'scale') for (const inst of removed) for (const handle of inst.processes()) handle.send(DRAIN)
     await Promise.all(removed.map((i) => i.stop(cause)))
     this.removeInstances(removed.filter((i) => this.instances.includes(i)))
   }

@@ -3,7 +3,6 @@
 const { performance } = require('node:perf_hooks')
 const { STATUS } = require('./process-state')
 const { SPEC_DEFAULTS } = require('../../lib/shared/config/spec-defaults')
-const { DRAIN } = require('./drain')
 
 // Reload of one cluster slot: a spare is forked beside the current process, and only once it
 // is ready does it take the slot; the old one then drains and stops. A spare that fails (or a
@@ -29,9 +28,8 @@ async function replaceProcess (inst, { reason = 'reload', signal = null, step = 
     if (inst.spare === spare) inst.spare = null
     const cancelled = Boolean(signal?.aborted || err.details?.intent)
     if (!cancelled) inst.emit('replace-failed', { id: inst.id, name: inst.name, instance: inst.index, pid: spare.pid, oldPid: old.pid, cause: reason, reason: err.message })
-    // a spare that listened (readiness probe still failing) may hold keep-alive clients: drain
-    // them as a retiring worker's, so the rollback drops no request
-    spare.send(DRAIN)
+    // a spare that listened (readiness probe still failing) may hold keep-alive clients: its
+    // stop drains them as any stop does, so the rollback drops no request
     await inst.stopHandle(spare, cancelled ? 'cancelled' : `rolled back (${reason})`, { ...inst.spec, killTimeout: Math.min(inst.spec.killTimeout ?? SPEC_DEFAULTS.killTimeout, 2000) })
     throw err
   }
@@ -56,7 +54,6 @@ async function replaceProcess (inst, { reason = 'reload', signal = null, step = 
   inst.emit('status', { id: inst.id, name: inst.name, from: STATUS.ONLINE, to: STATUS.ONLINE, pid: spare.pid, reason: 'reloaded' })
   inst.noteRestart(reason)
   if (previous && !previous.exited) {
-    previous.send(DRAIN)
     await inst.stopHandle(previous, reason)
   }
   step({ type: 'stopped', id: inst.id, instance: inst.index, oldPid: previous?.pid ?? old.pid })

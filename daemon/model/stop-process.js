@@ -5,8 +5,10 @@ const { TurnBudget } = require('../../lib/shared/turn-budget')
 // Graceful stop of one OS process and everything it started, bounded by killTimeout:
 //  1. the tree is read (process-tree.js) while the process still runs, so its children are
 //     found by their parent links before any of them becomes an orphan;
-//  2. the 'shutdown' message when the app asks for it; the handle's release (a cluster worker
-//     stops taking connections and finishes in-flight requests; nothing for a fork child);
+//  2. the 'shutdown' message when the app asks for it; the handle's release: the process drains
+//     (keep-alive clients get `Connection: close` and idle ones are closed between requests,
+//     launchers/drain.js); a cluster worker stops taking connections and finishes in-flight
+//     requests, a fork child with the agent stops accepting and is signalled once drained;
 //  3. the kill signal, to the process (its whole group in fork mode) and to every process of
 //     its tree outside that group, one pid at a time (a cluster worker shares the daemon's group);
 //  4. once the process has exited, its tree is read again (new children, orphans found by their
@@ -31,7 +33,7 @@ async function stopProcess (handle, { killTimeout = 5000, killSignal = 'SIGINT',
   const collected = tree ? tree.collect().catch(() => 0) : Promise.resolve(0)
   const sentMessage = shutdownWithMessage && handle.send('shutdown')
 
-  await raceTimeout([exited, handle.release()], left())
+  await raceTimeout([exited, handle.release({ killTimeout, signalFollows: !sentMessage })], left())
   await raceTimeout([collected], left())
   if (!handle.exited && !sentMessage) {
     const groupSent = (await turns.run(() => handle.signal(killSignal))) && handle.group > 0

@@ -23,17 +23,15 @@ function startAgent () {
   // No IPC channel (started by hand, or a worker thread inheriting execArgv): nobody to report to.
   if (typeof process.send !== 'function' || process.env.XPM_AGENT === '0') return null
   const ipc = require('./ipc')
-  // The reload's drain message arrives as an internal message: invisible to the app's own
-  // process.on('message'), and the listener adds no liveness. Only cluster workers ever get one;
-  // installing it everywhere spares loading node:cluster in fork-mode apps just to ask.
-  process.on('internalMessage', require('./drain').installDrain())
+  // The app's servers are known from now on, before its entry runs (servers.js): the drain and
+  // the probes work on them.
+  require('./servers').trackServers()
+  // The drain message that precedes every end of the process arrives as an internal message:
+  // invisible to the app's own process.on('message'), and the listener adds no liveness.
+  process.on('internalMessage', require('./drain').installDrain({ send: ipc.sendOnce }))
   // HTTP and TCP probes are answered from inside this process (probe.js): only for apps that
-  // have one (XPM_PROBES=1), whose servers are tracked from now on, before the app's entry runs.
-  if (process.env.XPM_PROBES === '1') {
-    const probe = require('./probe')
-    probe.trackServers()
-    process.on('internalMessage', probe.onProbeMessage)
-  }
+  // have one (XPM_PROBES=1).
+  if (process.env.XPM_PROBES === '1') process.on('internalMessage', require('./probe').onProbeMessage)
   const agent = { metrics: null, reusePort: null }
   // reuse_port: the worker listens on its port itself, with SO_REUSEPORT (reuse-port.js).
   // Only in cluster workers (the daemon sets it for them alone; a fork-mode app whose own env has

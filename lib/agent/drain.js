@@ -1,36 +1,98 @@
 'use strict'
 
-// Keep-alive draining for reload, inside cluster workers. Before the daemon disconnects an old
-// worker it sends { cmd: 'NODE_XPM_DRAIN' }: Node delivers messages whose cmd starts with NODE_
-// as 'internalMessage', so the app's own process.on('message') never sees it, and listening for
-// it does not keep the process alive. From then on:
+// Keep-alive draining, inside any worker with the agent, for every way a process ends (stop,
+// restart, delete, reload, scale-down, kill, a policy's restart, the daemon's shutdown). Before
+// the daemon ends a process it sends { cmd: 'NODE_XPM_DRAIN', idleMs, report, closeServers }:
+// Node delivers messages whose cmd starts with NODE_ as 'internalMessage', so the app's own
+// process.on('message') never sees it, and listening for it does not keep the process alive.
+// From then on:
 //  - every response carries `Connection: close`, so a client sends nothing more on that socket;
-//  - server.close() (called by cluster's disconnect) no longer destroys idle keep-alive sockets:
-//    a client may be writing its next request on one at that very moment, which is where
-//    plain server.close() resets connections. An idle socket is instead answered once more
-//    with `Connection: close`, or ends at the server's keepAliveTimeout.
+//  - server.close() (cluster's disconnect calls it, and most apps' signal handlers) no longer
+//    destroys idle keep-alive sockets at once: a client may be writing its next request on one
+//    at that very moment, which is where plain server.close() resets connections;
+//  - connections still idle `idleMs` later (and every idleMs after) are closed between requests,
+//    so a client that stays idle does not hold the stop until SIGKILL;
+//  - closeServers { signal, holdMs } (fork mode, where no primary stops routing): the app's servers
+//    stop accepting now, while its keep-alive clients are still connected (a connection made later
+//    would wait in the backlog and be reset when the app closes its server). The process is kept
+//    alive until `signal` arrives (at most holdMs): an app whose only handle is its server must
+//    not end before its own signal handler (cleanup, a final flush) runs;
+//  - report: { 'xpm:agent': 'drained' } once no HTTP server of the process has a connection left
+//    (fork mode: the daemon sends the stop signal then, not before).
 // Nothing is installed until the message arrives; the app's code is not changed.
-const DRAIN = 'NODE_XPM_DRAIN'
+const { servers: trackedServers } = require('./servers')
 
-function installDrain ({ isMessage = (msg) => msg !== null && typeof msg === 'object' && msg.cmd === DRAIN } = {}) {
-  let draining = false
+const DRAIN = 'NODE_XPM_DRAIN'
+const DEFAULT_IDLE_MS = 1000
+const CHECK_MS = 25
+
+function isDrainMessage (msg) {
+  return msg !== null && typeof msg === 'object' && msg.cmd === DRAIN
+}
+
+function installDrain ({ servers = trackedServers, send = () => {} } = {}) {
+  let drain = null
   return function onMessage (msg) {
-    if (draining || !isMessage(msg)) return false
-    draining = true
-    startDraining()
+    if (!isDrainMessage(msg)) return false
+    const idleMs = Number.isFinite(msg.idleMs) && msg.idleMs > 0 ? msg.idleMs : DEFAULT_IDLE_MS
+    drain ??= startDraining({ servers, idleMs })
+    if (msg.closeServers) drain.closeServers(msg.closeServers)
+    if (msg.report === true) drain.whenDrained(() => send({ 'xpm:agent': 'drained' }))
     return true
   }
 }
 
-function startDraining () {
+function startDraining ({ servers = trackedServers, idleMs = DEFAULT_IDLE_MS } = {}) {
   const http = require('node:http')
   const https = require('node:https')
+  const closeIdle = new Map([[http.Server, http.Server.prototype.closeIdleConnections], [https.Server, https.Server.prototype.closeIdleConnections]])
   const keepIdleSockets = function closeIdleConnections () {}
   http.Server.prototype.closeIdleConnections = keepIdleSockets
   https.Server.prototype.closeIdleConnections = keepIdleSockets
   require('node:diagnostics_channel').subscribe('http.server.request.start', ({ response }) => {
     if (!response.headersSent) response.setHeader('connection', 'close')
   })
+  const httpServers = () => [...servers].filter((s) => s instanceof http.Server || s instanceof https.Server)
+  const sweep = setInterval(() => {
+    for (const server of httpServers()) {
+      const original = server instanceof https.Server ? closeIdle.get(https.Server) : closeIdle.get(http.Server)
+      try { original?.call(server) } catch {}
+    }
+  }, idleMs)
+  sweep.unref()
+
+  let watching = null
+  let held = false
+  return {
+    closeServers ({ signal = 'SIGINT', holdMs = 5000 } = {}) {
+      if (held) return
+      held = true
+      const hold = setTimeout(() => {}, holdMs)
+      // Listening for the signal only where the app does: a listener of ours alone would cancel
+      // the signal's default action (ending the process).
+      if (typeof signal === 'string' && process.listenerCount(signal) > 0) process.once(signal, () => clearTimeout(hold))
+      for (const server of servers) if (server.listening) try { server.close() } catch {}
+    },
+    whenDrained (done) {
+      if (watching) return
+      let reported = false
+      const check = () => countConnections(httpServers()).then((open) => {
+        if (open > 0 || reported) return
+        reported = true
+        clearInterval(watching)
+        done()
+      })
+      watching = setInterval(check, CHECK_MS)
+      watching.unref()
+      check()
+    }
+  }
+}
+
+function countConnections (list) {
+  return Promise.all(list.map((server) => new Promise((resolve) => {
+    server.getConnections((err, count) => resolve(err ? 0 : count))
+  }))).then((counts) => counts.reduce((a, b) => a + b, 0))
 }
 
 module.exports = { installDrain, startDraining, DRAIN }

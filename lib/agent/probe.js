@@ -20,26 +20,10 @@
 //  - tcp: whether a server of this process listens on that port (in cluster mode, a connect to
 //    the port only proves the primary accepts; the answer itself proves the worker's loop runs).
 //
-// The servers are known because listen() is tracked, from preload on, only in processes whose
-// app has a probe that needs it (the daemon sets XPM_PROBES=1): other apps are not touched.
+// The servers are known because listen() is tracked from preload on (servers.js).
 const CMD = 'NODE_XPM_PROBE'
 const MAX_HEAD_BYTES = 16 * 1024
-const servers = new Set()
-let tracking = false
-
-function trackServers () {
-  if (tracking) return
-  tracking = true
-  const net = require('node:net')
-  const listen = net.Server.prototype.listen
-  net.Server.prototype.listen = function listenTracked (...args) {
-    if (!servers.has(this)) {
-      servers.add(this)
-      this.once('close', () => servers.delete(this))
-    }
-    return listen.apply(this, args)
-  }
-}
+const { servers, trackServers } = require('./servers')
 
 function portOf (server) {
   try {
