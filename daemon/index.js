@@ -69,7 +69,8 @@ async function main (options = {}) {
   let server = null
   let socket = null
   const state = { shuttingDown: false }
-  const shutdown = () => shutDown(state, { phase, supervisor, logger, policies, health, hooks, persistence, journal, metrics, logSink, endpoint, paths, options, socket: () => socket, server: () => server })
+  const drainDelay = options.drainDelay ?? drainDelayFromEnv(daemonEnv.XPM_DRAIN_DELAY, logger)
+  const shutdown = (signal) => shutDown(state, { phase, supervisor, logger, policies, health, hooks, persistence, journal, metrics, logSink, endpoint, paths, options: { ...options, drainDelay }, socket: () => socket, server: () => server }, signal)
 
   const methods = createMethods({ supervisor, logSink, metrics, shutdown, version, persistence, journal, phase })
   server = createServer({ methods, version, logger, hello: persistence.hello }).server
@@ -89,6 +90,18 @@ async function main (options = {}) {
     .finally(() => phase.serve())
     .finally(() => { if (!options.runtime) endpoint?.markStarted() }) // the runtime says when its apps are started
   return { daemonEnv, supervisor, shutdown, endpoint }
+}
+
+// XPM_DRAIN_DELAY of the daemon's environment (a duration, see daemon/shutdown.js); a bad value
+// is logged and ignored: the daemon starts all the same.
+function drainDelayFromEnv (value, logger) {
+  if (value === undefined || value === '') return 0
+  try {
+    return require('../lib/shared/units').parseDuration(/^\d+$/.test(value) ? Number(value) : value, 'XPM_DRAIN_DELAY')
+  } catch (err) {
+    logger.warn({ event: 'bad-drain-delay', value }, `${err.message}: no drain delay`)
+    return 0
+  }
 }
 
 // `node daemon/index.js [--foreground] [--resurrect]`; daemon/runtime calls main() in-process.

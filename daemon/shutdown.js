@@ -7,12 +7,21 @@ const fs = require('node:fs')
 // for one already running, its own outcome) instead of a closed connection, and the CLI waits
 // for this process to exit before it starts a new daemon.
 // parts: what daemon/index.js built; socket() and server() may still be null.
-async function shutDown (state, parts) {
+// signal: the signal that asked for it (SIGTERM, SIGINT), or none (`xpm kill`, the runtime's end).
+// On a signal, drainDelay (ms; --drain-delay, XPM_DRAIN_DELAY) keeps the apps serving with
+// /readyz failing before they drain: an orchestrator without a preStop hook removes the endpoint
+// while SIGTERM is already under way, and requests keep arriving meanwhile.
+async function shutDown (state, parts, signal = null) {
   if (state.shuttingDown) return
   state.shuttingDown = true
   const { phase, supervisor, logger, policies, health, hooks, persistence, journal, metrics, logSink, endpoint, paths, options } = parts
   phase.shutDown()
   supervisor.beginClose()
+  const drainDelay = typeof signal === 'string' ? options.drainDelay ?? 0 : 0
+  if (drainDelay > 0) {
+    logger.info({ event: 'drain-delay', signal, ms: drainDelay }, `${signal}: /readyz fails, the apps serve on for ${drainDelay} ms before they drain`)
+    await new Promise((resolve) => setTimeout(resolve, drainDelay))
+  }
   logger.info({ event: 'shutdown' }, 'stopping every app')
   policies.close()
   health.close()

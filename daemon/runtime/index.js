@@ -9,7 +9,7 @@ const SETTLE_MS = 1000 // a restart passes through 'stopped': only a lasting end
 // (prefixed, raw, json, format); the daemon's own events are JSON lines on stderr.
 // metricsAddress: { host, port } of /metrics, /livez, /readyz, or null. autoExit: exit with the
 // apps' status once every app has ended. initWarning: PID 1 without an init (pid1.js).
-async function runForeground ({ specs, style, metricsAddress = null, delaySeconds = 0, autoExit = true, initWarning = null }) {
+async function runForeground ({ specs, style, metricsAddress = null, delaySeconds = 0, drainDelay, autoExit = true, initWarning = null }) {
   // The probes' and metrics' port first: one that is taken fails the container before any app
   // starts (the daemon's own XPM_METRICS endpoint only logs such a failure).
   const { openEndpoint } = require('../prometheus')
@@ -22,6 +22,7 @@ async function runForeground ({ specs, style, metricsAddress = null, delaySecond
   const daemon = await require('../index').main({
     runtime: true,
     endpoint,
+    drainDelay, // --drain-delay; undefined: XPM_DRAIN_DELAY (daemon/shutdown.js)
     logger,
     logSink: { toConsole: { stdout: process.stdout, stderr: process.stderr, style } },
     exitCode: () => (supervisor ? runtimeExitCode(supervisor.allInstances()) : 1)

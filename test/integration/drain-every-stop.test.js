@@ -11,7 +11,7 @@ const fs = require('node:fs')
 const http = require('node:http')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
-const { createHome, waitFor, freePort, fixture, ROOT } = require('../helpers/xpm')
+const { createHome, waitFor, freePort, fixture, httpGet, ROOT } = require('../helpers/xpm')
 const { startLoad } = require('../helpers/load')
 
 const RUNTIME = path.join(ROOT, 'bin', 'xpm-runtime')
@@ -96,3 +96,32 @@ for (const [mode, args] of [['cluster', ['-i', '1']], ['fork', []]]) {
     assert.doesNotMatch(why.stdout, /SIGKILL/)
   })
 }
+
+// --drain-delay (XPM_DRAIN_DELAY): after SIGTERM /readyz fails at once, and the apps serve on,
+// new connections included, for the delay; only then do they drain. A bad value is refused.
+test('xpm-runtime --drain-delay: /readyz fails at once, the app serves on through the delay, then the runtime exits 0', async (t) => {
+  const h = createHome(t)
+  const dir = path.join(h.home, 'app')
+  fs.mkdirSync(dir)
+  const [port, probePort] = [await freePort(), await freePort()]
+  const rt = spawn(process.execPath, [RUNTIME, fixture('idle-http.js'), '-i', '2', '--name', 'api', '--drain-delay', '4s', '--metrics-address', String(probePort)], { cwd: dir, env: { ...h.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  rt.stderr.on('data', (d) => { stderr += d })
+  rt.stdout.resume()
+  const exited = new Promise((resolve) => rt.once('exit', (code, signal) => resolve({ code, signal })))
+  t.after(() => { try { rt.kill('SIGKILL') } catch {} })
+  await waitFor(async () => (await httpGet(probePort, '/readyz')).status === 200, { timeout: 20000, message: 'ready' })
+  rt.kill('SIGTERM')
+  await waitFor(async () => (await httpGet(probePort, '/readyz')).status === 503, { timeout: 5000, message: '/readyz fails after SIGTERM' })
+  assert.match(stderr, /"event":"drain-delay"/)
+  assert.equal((await httpGet(port)).status, 200, 'a new connection is still served during the delay')
+  assert.equal((await exited).code, 0, stderr)
+  assert.match(stderr, /"event":"shutdown"/)
+
+  const bad = spawn(process.execPath, [RUNTIME, fixture('idle-http.js'), '--drain-delay', 'soon'], { cwd: dir, env: h.env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let badErr = ''
+  bad.stderr.on('data', (d) => { badErr += d })
+  const badExit = await new Promise((resolve) => bad.once('exit', resolve))
+  assert.notEqual(badExit, 0)
+  assert.match(badErr, /--drain-delay/)
+})

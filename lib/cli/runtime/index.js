@@ -47,6 +47,7 @@ function buildProgram ({ initWarning = null, runDaemon } = {}) {
     .option('--format', 'the apps\' lines as key=value: app=… id=… type=out message=…')
     .option('--delay <seconds>', 'wait this many seconds before starting the apps')
     .option('--no-auto-exit', 'keep running when every app has ended (default: exit with the apps\' status)')
+    .option('--drain-delay <duration>', 'on SIGTERM or SIGINT, keep serving this long with /readyz failing before the apps drain (for clusters without a preStop hook; also XPM_DRAIN_DELAY; default 0)')
   require('../start-options').addStartOptions(program, { runtime: true })
   program.option('--metrics-address [address]', 'serve /metrics (Prometheus), /livez and /readyz on this address: a port, or host:port (default 127.0.0.1:9209; 0.0.0.0:9209 for a probe from outside the container). Also XPM_METRICS')
   return program.action((target, opts, command) => run(target, opts, command.args.slice(1), { initWarning, runDaemon }))
@@ -58,8 +59,8 @@ function withoutRuntimeFlags (args) {
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--') return [...out, ...args.slice(i)]
     if (['--raw', '--formatted', '--format', '--json', '--no-auto-exit'].includes(args[i])) continue
-    if (args[i] === '--delay') { i++; continue }
-    if (args[i].startsWith('--delay=')) continue
+    if (args[i] === '--delay' || args[i] === '--drain-delay') { i++; continue }
+    if (args[i].startsWith('--delay=') || args[i].startsWith('--drain-delay=')) continue
     out.push(args[i])
   }
   return out
@@ -82,6 +83,7 @@ async function run (target, rawOpts, scriptArgs, { initWarning = null, runDaemon
   if (style === 'json' && opts.logType === undefined) opts.logType = 'json'
   const delay = opts.delay === undefined ? 0 : Number(opts.delay)
   if (!Number.isFinite(delay) || delay < 0 || delay > 86400) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected --delay to be a number of seconds, got "${opts.delay}"`)
+  const drainDelay = opts.drainDelay === undefined ? undefined : drainDelayOf(opts.drainDelay)
   const { resolveStart } = require('../../shared/config')
   const resolved = await resolveStart({ target, flags: opts, scriptArgs, cwd: process.cwd(), env: process.env, only: opts.only, envName: opts.env })
   if (resolved.kind === 'name') {
@@ -92,7 +94,15 @@ async function run (target, rawOpts, scriptArgs, { initWarning = null, runDaemon
   const metricsAddress = opts.metricsAddress !== undefined
     ? parseMetricsAddress(opts.metricsAddress, { from: '--metrics-address' })
     : parseMetricsAddress(process.env.XPM_METRICS, { from: 'XPM_METRICS' })
-  await runDaemon({ specs: resolved.specs, style, metricsAddress, delaySeconds: delay, autoExit: opts.autoExit !== false, initWarning })
+  await runDaemon({ specs: resolved.specs, style, metricsAddress, delaySeconds: delay, drainDelay, autoExit: opts.autoExit !== false, initWarning })
+}
+
+function drainDelayOf (value) {
+  try {
+    return require('../../shared/units').parseDuration(/^\d+$/.test(value) ? Number(value) : value, '--drain-delay')
+  } catch (err) {
+    throw new XpmError('XPM_ERR_BAD_ARGUMENT', err.message)
+  }
 }
 
 module.exports = { main, buildProgram }
