@@ -27,9 +27,9 @@ async function startWeb (home, args = [], t) {
     }
   }
   if (t) t.after(stop)
-  const url = await waitFor(() => /(http:\/\/\S+\?token=\S+)/.exec(stdout)?.[1], { timeout: 30000, message: `the URL from xpm web (stderr: ${stderr})` })
+  const url = await waitFor(() => /(http:\/\/\S+#token=\S+)/.exec(stdout)?.[1], { timeout: 30000, message: `the URL from xpm web (stderr: ${stderr})` })
   const u = new URL(url)
-  return { url, port: Number(u.port), token: u.searchParams.get('token'), pid: child.pid, stop, output: () => ({ stdout, stderr }) }
+  return { url, port: Number(u.port), token: new URLSearchParams(u.hash.slice(1)).get('token'), pid: child.pid, stop, output: () => ({ stdout, stderr }) }
 }
 
 // One HTTP request to 127.0.0.1:port; resolves { status, headers, body, json }.
