@@ -22,8 +22,9 @@ function listen (server, t, port = 0) {
 
 // Forwards every request to 127.0.0.1:target, streaming both ways (server-sent events pass).
 // tls: serve HTTPS; forwardedProto: add X-Forwarded-Proto; upstreamHost: send Host as the
-// upstream's address (nginx's default) instead of the browser's; port: a fixed one. Resolves { port, seen }: seen
-// holds { line, headers } of each request, as the dashboard receives it.
+// upstream's address (nginx's default) instead of the browser's; port: a fixed one. Resolves
+// { port, seen, drop() }: seen holds { line, headers } of each request, as the dashboard receives
+// it; drop() cuts every open connection.
 async function startProxy (t, target, { tls = false, forwardedProto = null, upstreamHost = false, port = 0 } = {}) {
   const seen = []
   const handler = (req, res) => {
@@ -42,7 +43,14 @@ async function startProxy (t, target, { tls = false, forwardedProto = null, upst
   const server = tls
     ? https.createServer({ key: fs.readFileSync(path.join(TLS, 'localhost-key.pem')), cert: fs.readFileSync(path.join(TLS, 'localhost-cert.pem')) }, handler)
     : http.createServer(handler)
-  return { port: await listen(server, t, port), seen }
+  const sockets = new Set()
+  server.on(tls ? 'secureConnection' : 'connection', (socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  // cuts every open connection, as a proxy restarting does
+  const drop = () => { for (const socket of sockets) socket.destroy() }
+  return { port: await listen(server, t, port), seen, drop }
 }
 
 // Another local server the user visits: it answers a page and records { url, headers } of all

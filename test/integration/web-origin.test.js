@@ -5,7 +5,8 @@
 // dashboard receives (no request line carries the token: it travels in the fragment), then the
 // same tab visits another HTTP server on another loopback port. Everything that server received
 // (cookies, headers, URLs) is replayed against the dashboard and refused; back on the dashboard,
-// the table, the log stream and an action still work, and the stream URLs' tickets work once.
+// the table, the log stream and an action still work, a cut stream opens again with a new ticket,
+// and the stream URLs' tickets work once.
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
@@ -92,6 +93,16 @@ test('xpm web: nothing another local server receives lets it into the dashboard'
     await other.goto(`http://127.0.0.1:${front.port}/`)
     await other.waitForFunction(() => /no token/.test(document.querySelector('#conn').textContent), { timeout: 10000 })
     await other.close()
+  })
+
+  await t.test('a stream cut (a proxy restarting) opens again with a new ticket', async () => {
+    const streams = () => front.seen.filter((r) => r.line.startsWith('GET /api/events?')).length
+    const before = streams()
+    front.drop()
+    await waitFor(() => streams() > before, { timeout: 15000, message: 'the page to open its stream again' })
+    await page.waitForFunction(() => document.querySelector('#conn').textContent === 'live', { timeout: 15000 })
+    const lines = await page.$$eval('#logs .line', (els) => els.length)
+    await page.waitForFunction((n) => document.querySelectorAll('#logs .line').length > n, { timeout: 15000 }, lines)
   })
 
   await t.test('a stream ticket opens one stream: replayed from the request line, it is refused', async () => {
