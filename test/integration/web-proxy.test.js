@@ -67,6 +67,7 @@ test('xpm web behind a TLS reverse proxy: the page watches and acts through it',
     const [port, target] = [await freePort(), await freePort()]
     const web = await startWeb(home, ['--port', String(target), '--public-url', `https://dash.example:${port}`], t)
     assert.match(web.url, new RegExp(`^https://dash\\.example:${port}/#token=`))
+    assert.ok(web.output().stdout.includes(`(listening on 127.0.0.1:${target})`), web.output().stdout)
     await startProxy(t, target, { tls: true, upstreamHost: true, port })
     await restartThrough(web.url, { ...web, port: target })
     await web.stop()

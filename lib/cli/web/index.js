@@ -6,7 +6,7 @@
 // is the app's out log, readable by others (0644) and by `xpm logs`, so serve.js prints the
 // address alone and the token stays in XPM_HOME/web.token (0600).
 
-const { WebServer } = require('./server')
+const { WebServer, displayHost } = require('./server')
 const { isLoopback } = require('./security')
 
 async function runWeb ({ options, token, home, stdout = process.stdout, stderr = process.stderr, connect, onListening = () => {}, tokenFile = null }) {
@@ -21,7 +21,8 @@ async function runWeb ({ options, token, home, stdout = process.stdout, stderr =
   if (!isLoopback(options.host)) {
     stderr.write(`[xpm] warning: xpm web listens on ${options.host}, not only on this machine: anyone who can reach port ${server.port} and has the token can ${options.readOnly ? 'see your apps' : 'restart and stop your apps'}. Prefer the default (127.0.0.1) and an SSH tunnel (docs/web.md)${options.readOnly ? '' : ', or add --read-only'}.\n`)
   }
-  const where = tokenFile ? `${server.address} (its token is in ${tokenFile})` : server.url
+  const listening = options.publicUrl ? ` (listening on ${displayHost(options.host)}:${server.port})` : ''
+  const where = (tokenFile ? `${server.address} (its token is in ${tokenFile})` : server.url) + listening
   stdout.write(`[xpm] web dashboard${options.readOnly ? ' (read-only)' : ''}: ${where}\n`)
   await new Promise((resolve) => {
     const done = () => {
