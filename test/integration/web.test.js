@@ -48,13 +48,13 @@ test('xpm web: the live page, its actions and its security checks', { skip, time
     // the token only as a header: not from a cookie (they reach every port of the host) nor the query
     assert.equal((await request(web.port, { path: '/api/processes', headers: { cookie: `xpm_web_${web.port}=${web.token}` } })).status, 401)
     assert.equal((await request(web.port, { path: `/api/processes?token=${web.token}` })).status, 401)
-    const cookie = { ...auth, 'content-type': 'application/json' }
+    const authJson = { ...auth, 'content-type': 'application/json' }
     const body = JSON.stringify({ action: 'stop', target: 'echo' })
-    const noCsrf = await request(web.port, { method: 'POST', path: '/api/action', headers: cookie, body })
+    const noCsrf = await request(web.port, { method: 'POST', path: '/api/action', headers: authJson, body })
     assert.equal(noCsrf.status, 403)
     assert.match(noCsrf.json.error.message, /x-xpm-csrf/)
     const { json: session } = await request(web.port, { path: '/api/session', headers: auth })
-    const crossOrigin = await request(web.port, { method: 'POST', path: '/api/action', headers: { ...cookie, 'x-xpm-csrf': session.csrf, origin: 'http://attacker.example' }, body })
+    const crossOrigin = await request(web.port, { method: 'POST', path: '/api/action', headers: { ...authJson, 'x-xpm-csrf': session.csrf, origin: 'http://attacker.example' }, body })
     assert.equal(crossOrigin.status, 403)
     assert.match(crossOrigin.json.error.message, /Origin/)
     // the page itself holds no secret and needs no token; it expires an earlier version's cookie
