@@ -55,7 +55,7 @@ async function webWindow (c, count, seconds) {
   let out = ''
   child.stdout.on('data', (d) => { out += d })
   try {
-    const url = await waitFor(() => /(http:\/\/\S+\?token=\S+)/.exec(out)?.[1], { timeout: 20000, message: 'the URL of xpm web' })
+    const url = await waitFor(() => /(http:\/\/\S+#token=\S+)/.exec(out)?.[1], { timeout: 20000, message: 'the URL of xpm web' })
     const puppeteer = require('puppeteer-core')
     const browser = await puppeteer.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless=new'] })
     try {

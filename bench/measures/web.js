@@ -29,7 +29,7 @@ async function startWebServer (c, argv = [BIN, 'web', '--port', '0']) {
   c.track(child.pid)
   let out = ''
   child.stdout.on('data', (d) => { out += d })
-  const url = await waitFor(() => /(http:\/\/\S+\?token=\S+)/.exec(out)?.[1], { timeout: 20000, message: 'the URL of xpm web' })
+  const url = await waitFor(() => /(http:\/\/\S+#token=\S+)/.exec(out)?.[1], { timeout: 20000, message: 'the URL of xpm web' })
   return { pid: child.pid, url, stop: () => { if (isAlive(child.pid)) kill(child.pid, 'SIGTERM') } }
 }
 

@@ -9,6 +9,7 @@ function addHttpCommands (program, { act, lazy }) {
     .option('--host <address>', 'address to listen on; anything but loopback is reachable from other machines', '127.0.0.1')
     .option('--read-only', 'refuse every action (restart, reload, stop, start)')
     .option('--allowed-host <names...>', 'extra names the page may be reached under (Host header), e.g. behind a proxy')
+    .option('--public-url <url>', 'behind a reverse proxy: the address the browser uses (https://dash.example); its Origin is accepted and the printed address uses it')
     .option('--daemon', 'run it as an app of xpm (restarts on a crash, logs like any app) instead of in the foreground')
     .option('--name <name>', 'with --daemon: the app name', 'xpm-web')
     .action(act(lazy('web', 'web')))

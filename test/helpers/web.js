@@ -11,7 +11,8 @@ const { waitFor } = require('./wait')
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => fs.existsSync(p)) || null
 
-// Starts `xpm web <args>` for this home; resolves { url, port, token, pid, stop() }.
+// Starts `xpm web <args>` for this home; resolves { url, port, token, pid, stop() }. The token is
+// read from the address's fragment (#token=; a query's in earlier versions).
 async function startWeb (home, args = [], t) {
   const child = spawn(process.execPath, [BIN, 'web', '--port', '0', ...args], { env: home.env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
@@ -27,9 +28,9 @@ async function startWeb (home, args = [], t) {
     }
   }
   if (t) t.after(stop)
-  const url = await waitFor(() => /(http:\/\/\S+\?token=\S+)/.exec(stdout)?.[1], { timeout: 30000, message: `the URL from xpm web (stderr: ${stderr})` })
+  const url = await waitFor(() => /(https?:\/\/\S+[#?]token=\S+)/.exec(stdout)?.[1], { timeout: 30000, message: `the URL from xpm web (stderr: ${stderr})` })
   const u = new URL(url)
-  return { url, port: Number(u.port), token: u.searchParams.get('token'), pid: child.pid, stop, output: () => ({ stdout, stderr }) }
+  return { url, port: Number(u.port), token: new URLSearchParams(u.hash.slice(1)).get('token') ?? u.searchParams.get('token'), pid: child.pid, stop, output: () => ({ stdout, stderr }) }
 }
 
 // One HTTP request to 127.0.0.1:port; resolves { status, headers, body, json }.
@@ -51,9 +52,9 @@ function request (port, { method = 'GET', path = '/', headers = {}, body } = {})
   })
 }
 
-function launchBrowser () {
+function launchBrowser (extraArgs = []) {
   const puppeteer = require('puppeteer-core')
-  return puppeteer.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--no-first-run'] })
+  return puppeteer.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--no-first-run', ...extraArgs] })
 }
 
 module.exports = { startWeb, request, launchBrowser, CHROMIUM }

@@ -39,6 +39,7 @@ async function webAsApp (ctx, opts, options, home) {
   const scriptArgs = ['--port', String(options.port), '--host', options.host, '--token-file', tokenFile, '--home', home]
   if (options.readOnly) scriptArgs.push('--read-only')
   for (const h of options.allowedHosts) scriptArgs.push('--allowed-host', h)
+  if (options.publicUrl) scriptArgs.push('--public-url', options.publicUrl)
   const { resolveStart } = require('../../shared/config')
   const resolved = await resolveStart({ target: path.join(__dirname, '..', 'web', 'serve.js'), flags: { name, waitReady: true }, scriptArgs, cwd: home, env: ctx.io.env })
   const { longRequest } = require('../long-request')
@@ -50,7 +51,9 @@ async function webAsApp (ctx, opts, options, home) {
   }
   if (result.action === 'already running') ctx.io.say(`[xpm] ${name} is already running (\`xpm delete ${name}\` first to change its options)\n`)
   else ctx.io.say(`[xpm] started ${name}: the dashboard is an app of xpm (\`xpm logs ${name}\`, \`xpm stop ${name}\`)\n`)
-  ctx.io.stdout.write(`[xpm] web dashboard${options.readOnly ? ' (read-only)' : ''}: http://${displayHost(options.host)}:${options.port}/?token=${token}\n`)
+  // to the terminal of whoever typed this, as a foreground run does; the app's own log never has it
+  const address = options.publicUrl || `http://${displayHost(options.host)}:${options.port}`
+  ctx.io.stdout.write(`[xpm] web dashboard${options.readOnly ? ' (read-only)' : ''}: ${address}/#token=${token}\n`)
 }
 
 module.exports = { web }

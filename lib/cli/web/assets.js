@@ -14,6 +14,7 @@ function loadAssets () {
   const files = {
     '/index.html': path.join(PUBLIC, 'index.html'),
     '/app.js': path.join(PUBLIC, 'app.js'),
+    '/auth.js': path.join(PUBLIC, 'auth.js'),
     '/table.js': path.join(PUBLIC, 'table.js'),
     '/shown.js': path.join(PUBLIC, 'shown.js'),
     '/charts.js': path.join(PUBLIC, 'charts.js'),

@@ -29,14 +29,35 @@ function parseAllowedHosts (list = []) {
   })
 }
 
-// → { port, host, readOnly, allowedHosts }
+// --public-url: the address the browser uses behind a reverse proxy (https://dash.example). → its
+// origin, the value a browser's Origin header carries; the page's paths are absolute, so no path.
+function parsePublicUrl (value) {
+  if (value === undefined || value === null) return null
+  let url = null
+  try {
+    url = new URL(String(value))
+  } catch {}
+  if (!url || !/^https?:$/.test(url.protocol) || url.username || url.password || url.search || url.hash || url.pathname !== '/') {
+    throw new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected --public-url to be the address of the dashboard behind a proxy, as http(s)://name[:port] with no path, got "${value}"`)
+  }
+  return url.origin
+}
+
+// → { port, host, readOnly, allowedHosts, publicUrl }; the public URL's name is an allowed Host
 function webOptions (opts = {}) {
+  const publicUrl = parsePublicUrl(opts.publicUrl)
+  const allowedHosts = parseAllowedHosts(opts.allowedHost)
+  if (publicUrl) {
+    const name = new URL(publicUrl).hostname.replace(/^\[(.*)\]$/, '$1')
+    if (!allowedHosts.includes(name)) allowedHosts.push(name)
+  }
   return {
     port: parsePort(opts.port ?? DEFAULT_PORT),
     host: parseHost(opts.host ?? DEFAULT_HOST),
     readOnly: opts.readOnly === true,
-    allowedHosts: parseAllowedHosts(opts.allowedHost)
+    allowedHosts,
+    publicUrl
   }
 }
 
-module.exports = { webOptions, parsePort, parseHost, DEFAULT_PORT, DEFAULT_HOST, APP_NAME }
+module.exports = { webOptions, parsePort, parseHost, parsePublicUrl, DEFAULT_PORT, DEFAULT_HOST, APP_NAME }

@@ -7,9 +7,9 @@
 const crypto = require('node:crypto')
 const net = require('node:net')
 
-// Cookies are not kept apart by port: two dashboards on 127.0.0.1 (say, of two XPM_HOMEs) would
-// overwrite each other's token under one name, so the name carries the port.
-function cookieName (port) {
+// Earlier versions kept the token in a cookie named after the port; the page of this one expires it
+// (cookies go to every port of a host, so a leftover one would still reach other local servers).
+function legacyCookieName (port) {
   return `xpm_web_${port}`
 }
 const CSRF_HEADER = 'x-xpm-csrf'
@@ -31,27 +31,22 @@ function sameSecret (given, expected) {
   return a.length === b.length && crypto.timingSafeEqual(a, b)
 }
 
-function cookieValue (header, name) {
-  if (typeof header !== 'string') return null
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=')
-    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim()
-  }
-  return null
+function hasCookie (header, name) {
+  return typeof header === 'string' && header.split(';').some((part) => part.trim().startsWith(`${name}=`))
 }
 
-function sessionCookie (token, name) {
-  return `${name}=${token}; HttpOnly; SameSite=Strict; Path=/`
+function expiredCookie (name) {
+  return `${name}=; Max-Age=0; HttpOnly; SameSite=Strict; Path=/`
 }
 
-// Where the token came from: the cookie the page keeps, `Authorization: Bearer` (scripts) or the
-// `token` query parameter of the printed URL. null when none matches.
-function tokenSource ({ headers, query }, token, cookie) {
-  if (sameSecret(cookieValue(headers.cookie, cookie), token)) return 'cookie'
+// The token is accepted only as `Authorization: Bearer <token>`: a header is sent by the page's
+// own scripts (which keep the token in sessionStorage, scoped to scheme, host and port) and by
+// scripts, never by the browser on its own, so nothing another server receives carries it. Not
+// from a cookie (the browser sends those to every port of the host) nor from the query (URLs end
+// up in proxies' logs, the history and Referer headers).
+function bearerOk (headers, token) {
   const auth = headers.authorization
-  if (typeof auth === 'string' && auth.startsWith('Bearer ') && sameSecret(auth.slice(7).trim(), token)) return 'header'
-  if (sameSecret(query.get('token'), token)) return 'query'
-  return null
+  return typeof auth === 'string' && /^Bearer /i.test(auth) && sameSecret(auth.slice(7).trim(), token)
 }
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]']
@@ -64,17 +59,25 @@ function isWildcard (host) {
   return host === '0.0.0.0' || host === '::' || host === ''
 }
 
+// Host header → its name, lower case, without the port (an IPv6 literal without its brackets
+// unless bare is false); null when it is not a Host header.
+function hostName (header, bare = true) {
+  if (typeof header !== 'string' || header.length > 300) return null
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d+))?$/.exec(header.trim())
+  if (!m) return null
+  const name = m[1].toLowerCase()
+  return bare && name.startsWith('[') ? name.slice(1, -1) : name
+}
+
 // Host header → whether it names the bound address. A DNS-rebinding page reaches us under its
 // own name, so only the names we are bound under are accepted: the loopback names for a loopback
 // bind, the --host given, and IP literals (which no rebinding can produce) for a wildcard bind.
 // The port is not compared: an SSH tunnel (ssh -L 8080:127.0.0.1:9615) brings the page under
 // another port of the same name, and a rebinding page cannot choose the name.
 function hostAllowed (header, { host, allowedHosts = [] }) {
-  if (typeof header !== 'string' || header.length > 300) return false
-  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d+))?$/.exec(header.trim())
-  if (!m) return false
-  const name = m[1].toLowerCase()
-  const bare = name.startsWith('[') ? name.slice(1, -1) : name
+  const name = hostName(header, false)
+  if (name === null) return false
+  const bare = hostName(header)
   if (allowedHosts.map((h) => h.toLowerCase()).includes(bare)) return true
   // 127.x.y.z as an address only: 127.0.0.1.attacker.example is a name an attacker controls
   if (isLoopback(host) && (LOOPBACK_NAMES.includes(name) || (net.isIPv4(bare) && bare.startsWith('127.')))) return true
@@ -83,14 +86,42 @@ function hostAllowed (header, { host, allowedHosts = [] }) {
   return false
 }
 
+function originOf (scheme, host) {
+  try {
+    return new URL(`${scheme}://${host}`).origin
+  } catch {
+    return null
+  }
+}
+
+// The origins a browser may name for this dashboard: http:// and the Host it reached; the scheme a
+// TLS proxy states (X-Forwarded-Proto), trusted only under a Host named by --allowed-host (a proxy
+// was declared: on a direct connection the header is whatever the client says); --public-url's.
+function originsOf (headers, { allowedHosts = [], publicUrl = null } = {}) {
+  const list = []
+  const direct = typeof headers.host === 'string' ? originOf('http', headers.host) : null
+  if (direct) list.push(direct)
+  const proto = String(headers['x-forwarded-proto'] ?? '').split(',')[0].trim().toLowerCase()
+  const name = hostName(headers.host)
+  if (direct && (proto === 'https' || proto === 'http') && name && allowedHosts.some((h) => h.toLowerCase() === name)) {
+    const stated = originOf(proto, headers.host)
+    if (!list.includes(stated)) list.push(stated)
+  }
+  if (publicUrl && !list.includes(publicUrl)) list.push(publicUrl)
+  return list
+}
+
 // A POST that changes something must come from the page: the CSRF header (a cross-site form
 // cannot set headers, a cross-site fetch cannot read the value), the Origin (when the browser
 // sends one) equal to ours, and no cross-site Sec-Fetch-Site. Returns null or the reason.
-function crossSiteReason (headers, token) {
+function crossSiteReason (headers, token, options = {}) {
   const site = headers['sec-fetch-site']
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return `Sec-Fetch-Site is ${site}`
   const origin = headers.origin
-  if (origin !== undefined && origin !== `http://${headers.host}`) return `Origin ${origin} is not this dashboard (http://${headers.host})`
+  if (origin !== undefined) {
+    const ours = originsOf(headers, options)
+    if (!ours.includes(origin)) return `Origin ${origin} is not this dashboard (${ours.join(' or ') || 'no Host'}${options.publicUrl || (options.allowedHosts || []).length ? '' : '; behind a proxy, see --public-url'})`
+  }
   if (!sameSecret(headers[CSRF_HEADER], csrfFor(token))) return `the ${CSRF_HEADER} header is missing or wrong`
   return null
 }
@@ -108,16 +139,17 @@ const SECURITY_HEADERS = {
 }
 
 module.exports = {
-  cookieName,
+  legacyCookieName,
   CSRF_HEADER,
   SECURITY_HEADERS,
   newToken,
   csrfFor,
   sameSecret,
-  cookieValue,
-  sessionCookie,
-  tokenSource,
+  hasCookie,
+  expiredCookie,
+  bearerOk,
   hostAllowed,
+  originsOf,
   crossSiteReason,
   isLoopback,
   isWildcard

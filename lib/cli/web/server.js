@@ -1,9 +1,12 @@
 'use strict'
 
 // The `xpm web` HTTP server: a client of the daemon like `xpm monit`. Every request passes the
-// checks of security.js (Host, then token) before anything else; state-changing requests are
-// POSTs that also pass the CSRF check and are refused in read-only mode. The live parts are
-// server-sent events: /api/events (the process table, hub.js) and /api/logs (log-stream.js).
+// Host check of security.js first; the page's static files need nothing more (they hold no
+// secret: the token reaches the page in the address's fragment, which browsers never send), every
+// other request needs the bearer token, or for an event stream a one-time ticket (tickets.js);
+// state-changing requests are POSTs that also pass the CSRF check and are refused in read-only
+// mode. The live parts are server-sent events: /api/events (the process table, hub.js) and
+// /api/logs (log-stream.js).
 
 const http = require('node:http')
 const { XpmError } = require('../../shared/errors')
@@ -13,6 +16,7 @@ const { loadAssets } = require('./assets')
 const { streamLogs } = require('./log-stream')
 const { runAction, parseAction, parseTarget } = require('./actions')
 const { parseWatch, MAX_PAGE_IDS } = require('./shown-ids')
+const { Tickets, TTL_MS } = require('./tickets')
 
 const MAX_BODY = 16 * 1024
 const REQUEST_TIMEOUT_MS = 15000
@@ -24,9 +28,10 @@ function displayHost (host) {
 
 class WebServer {
   // connect: async () → a fresh daemon client (lib/cli/client.js connect with autoStart off).
-  constructor ({ connect, host = '127.0.0.1', port = 9615, token = sec.newToken(), readOnly = false, allowedHosts = [], version = require('../../../package.json').version }) {
-    Object.assign(this, { connect, host, port, token, readOnly, allowedHosts, version })
+  constructor ({ connect, host = '127.0.0.1', port = 9615, token = sec.newToken(), readOnly = false, allowedHosts = [], publicUrl = null, version = require('../../../package.json').version }) {
+    Object.assign(this, { connect, host, port, token, readOnly, allowedHosts, publicUrl, version })
     this.csrf = sec.csrfFor(token)
+    this.tickets = new Tickets()
     this.assets = loadAssets()
     this.hub = new Hub({ connect })
     this.streams = new Set() // stop functions of open log streams
@@ -47,12 +52,18 @@ class WebServer {
       })
     })
     this.port = this.server.address().port
-    this.cookie = sec.cookieName(this.port)
+    this.legacyCookie = sec.legacyCookieName(this.port)
     return this
   }
 
+  // the address without the token, and with it in the fragment (#token=): the page takes it from
+  // there, and no request line, log, history entry or Referer ever carries it
+  get address () {
+    return `${this.publicUrl || `http://${displayHost(this.host)}:${this.port}`}/`
+  }
+
   get url () {
-    return `http://${displayHost(this.host)}:${this.port}/?token=${this.token}`
+    return `${this.address}#token=${this.token}`
   }
 
   async close () {
@@ -88,22 +99,19 @@ class WebServer {
     if (!sec.hostAllowed(req.headers.host, this)) {
       return this.refuse(res, 403, 'XPM_ERR_WEB_FORBIDDEN', `Host ${JSON.stringify(req.headers.host ?? '')} is not the address xpm web is bound to`)
     }
-    const from = sec.tokenSource({ headers: req.headers, query: url.searchParams }, this.token, this.cookie)
-    if (!from) {
-      return this.refuse(res, 401, 'XPM_ERR_WEB_FORBIDDEN', 'A token is needed: open the URL `xpm web` printed (it ends in ?token=…), or send Authorization: Bearer <token>')
+    const path = url.pathname
+    const reading = req.method === 'GET' || req.method === 'HEAD'
+    const wantsPage = /\btext\/html\b/.test(req.headers.accept || '')
+    if (reading && path === '/' && wantsPage) return this.page(req, res)
+    if (reading && this.assets.has(path)) return this.asset(res, path)
+    const stream = req.method === 'GET' && (path === '/api/events' || path === '/api/logs')
+    if (!sec.bearerOk(req.headers, this.token) && !(stream && this.tickets.redeem(url.searchParams.get('ticket')))) {
+      return this.refuse(res, 401, 'XPM_ERR_WEB_FORBIDDEN', 'A token is needed: open the address `xpm web` printed (it ends in #token=…), or send Authorization: Bearer <token>')
     }
     if (req.method === 'POST') return this.post(req, res, url)
-    if (req.method !== 'GET' && req.method !== 'HEAD') return this.refuse(res, 405, 'XPM_ERR_BAD_ARGUMENT', `${req.method} is not answered here`)
-    const path = url.pathname
-    const wantsPage = /\btext\/html\b/.test(req.headers.accept || '')
-    if (path === '/' && from === 'query' && wantsPage) {
-      // the printed URL: the token goes into the cookie and out of the address bar and history
-      res.writeHead(303, this.headers({ location: '/', 'set-cookie': sec.sessionCookie(this.token, this.cookie) }))
-      return res.end()
-    }
-    if (path === '/' && wantsPage) return this.asset(res, '/index.html')
+    if (!reading) return this.refuse(res, 405, 'XPM_ERR_BAD_ARGUMENT', `${req.method} is not answered here`)
     if (path === '/' || path === '/pm2') return this.pm2(res)
-    if (this.assets.has(path)) return this.asset(res, path)
+    if (path === '/api/ticket') return this.json(res, 200, { ticket: this.tickets.issue(), ttl: TTL_MS })
     if (path === '/api/session') return this.json(res, 200, { csrf: this.csrf, readOnly: this.readOnly, version: this.version })
     if (path === '/api/status') return this.json(res, 200, { subscribed: this.hub.subscribed, pages: this.hub.sinks.size, watching: this.hub.shown.watching, logStreams: this.streams.size, readOnly: this.readOnly })
     if (path === '/api/events') return this.events(req, res, url)
@@ -112,6 +120,13 @@ class WebServer {
     if (path === '/api/processes') return this.withClient((c) => c.request('list')).then((list) => this.json(res, 200, list))
     if (path === '/api/why') return this.why(res, url)
     return this.refuse(res, 404, 'XPM_ERR_BAD_ARGUMENT', `Nothing at ${path}`)
+  }
+
+  page (req, res) {
+    const { body } = this.assets.get('/index.html')
+    const extra = sec.hasCookie(req.headers.cookie, this.legacyCookie) ? { 'set-cookie': sec.expiredCookie(this.legacyCookie) } : {}
+    res.writeHead(200, this.headers({ 'content-type': 'text/html; charset=utf-8', 'content-length': body.length, ...extra }))
+    res.end(body)
   }
 
   asset (res, path) {
@@ -196,7 +211,7 @@ class WebServer {
   }
 
   async post (req, res, url) {
-    const reason = sec.crossSiteReason(req.headers, this.token)
+    const reason = sec.crossSiteReason(req.headers, this.token, this)
     if (reason) return this.refuse(res, 403, 'XPM_ERR_WEB_FORBIDDEN', `Refused a cross-site request: ${reason}`)
     if (url.pathname === '/api/watch') return this.watch(req, res) // changes what is sampled, nothing else: read-only too
     if (this.readOnly) return this.refuse(res, 403, 'XPM_ERR_WEB_READ_ONLY', 'xpm web runs with --read-only: restart, reload, stop and start are refused')

@@ -1,7 +1,7 @@
 // The xpm web page, no framework: the live process table (server-sent events from /api/events;
 // table.js, its rows in view told by shown.js), the selected process's charts (charts.js), live log
 // (/api/logs, log-panel.js), restart journal (/api/why), actions (POST /api/action, line by line).
-/* global requestAnimationFrame, EventSource */
+/* global requestAnimationFrame, XpmAuth */
 (function () {
   'use strict'
   const { formatBytes, formatDuration, formatUptime } = window.xpmQuantity
@@ -132,7 +132,7 @@
 
   function connectEvents () {
     if (source) source.close()
-    source = new EventSource(state.selectedApp === null ? '/api/events' : `/api/events?logs=${encodeURIComponent(state.selectedApp)}`)
+    source = new XpmAuth.TicketedSource(state.selectedApp === null ? '/api/events' : `/api/events?logs=${encodeURIComponent(state.selectedApp)}`)
     const app = state.selectedApp
     source.addEventListener('lines', (e) => logs.onBatch(JSON.parse(e.data), app))
     source.addEventListener('failed', (e) => logs.failed(JSON.parse(e.data).message))
@@ -210,7 +210,7 @@
   })
 
   async function loadHistory (id) {
-    const res = await fetch(`/api/history?id=${id}`)
+    const res = await XpmAuth.fetch(`/api/history?id=${id}`)
     if (!res.ok || id !== state.selectedId) return
     charts.load(await res.json())
   }
@@ -220,7 +220,7 @@
   async function loadJournal () {
     const app = state.selectedApp
     const seq = ++journalSeq
-    const res = await fetch(`/api/why?target=${encodeURIComponent(app)}`)
+    const res = await XpmAuth.fetch(`/api/why?target=${encodeURIComponent(app)}`)
     if (seq !== journalSeq) return
     const body = await res.json()
     $('journal').textContent = res.ok ? body.text : body.error?.message
@@ -240,11 +240,7 @@
     for (const b of buttons) b.disabled = true
     out(`$ xpm ${action} ${target}`)
     try {
-      const res = await fetch('/api/action', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-xpm-csrf': state.session.csrf },
-        body: JSON.stringify({ action, target })
-      })
+      const res = await XpmAuth.post('/api/action', { action, target })
       if (!res.ok) {
         const body = await res.json().catch(() => ({}))
         out(`xpm: ${body.error?.message || res.statusText}${body.error?.code ? ` [${body.error.code}]` : ''}`, 'fail')
@@ -281,8 +277,8 @@
 
   // ---- start ---------------------------------------------------------------------------------
   async function start () {
-    const res = await fetch('/api/session')
-    state.session = await res.json()
+    state.session = await XpmAuth.session() // null: opened without the token
+    if (!state.session) return setConn(false, 'no token: open the address `xpm web` printed (…/#token=…)')
     if (state.session.readOnly) {
       $('read-only').hidden = false
       for (const b of document.querySelectorAll('#actions button')) {

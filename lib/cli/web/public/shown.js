@@ -32,7 +32,7 @@
       this.sent = key
       this.busy = true
       try {
-        await fetch('/api/watch', {
+        await window.XpmAuth.fetch('/api/watch', {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-xpm-csrf': this.csrf() },
           body: JSON.stringify({ sink: this.sink, ids: this.ids })
