@@ -30,6 +30,8 @@ class WebServer {
     this.assets = loadAssets()
     this.hub = new Hub({ connect })
     this.streams = new Set() // stop functions of open log streams
+    this.eventStreams = new Set() // open server-sent event answers, for their bytes waiting
+    this.skippedLines = 0 // log lines not sent to a page that did not read
     this.server = http.createServer((req, res) => this.handle(req, res).catch((err) => this.fail(res, err)))
     this.server.requestTimeout = 0 // SSE answers last as long as the page
     this.server.headersTimeout = REQUEST_TIMEOUT_MS
@@ -105,13 +107,19 @@ class WebServer {
     if (path === '/' || path === '/pm2') return this.pm2(res)
     if (this.assets.has(path)) return this.asset(res, path)
     if (path === '/api/session') return this.json(res, 200, { csrf: this.csrf, readOnly: this.readOnly, version: this.version })
-    if (path === '/api/status') return this.json(res, 200, { subscribed: this.hub.subscribed, pages: this.hub.sinks.size, watching: this.hub.shown.watching, logStreams: this.streams.size, readOnly: this.readOnly })
+    if (path === '/api/status') return this.json(res, 200, this.status())
     if (path === '/api/events') return this.events(req, res, url)
     if (path === '/api/logs') return this.logs(req, res, url)
     if (path === '/api/history') return this.json(res, 200, this.hub.historyOf(Number(url.searchParams.get('id'))))
     if (path === '/api/processes') return this.withClient((c) => c.request('list')).then((list) => this.json(res, 200, list))
     if (path === '/api/why') return this.why(res, url)
     return this.refuse(res, 404, 'XPM_ERR_BAD_ARGUMENT', `Nothing at ${path}`)
+  }
+
+  status () {
+    let buffered = 0
+    for (const res of this.eventStreams) buffered += res.writableLength
+    return { subscribed: this.hub.subscribed, pages: this.hub.sinks.size, watching: this.hub.shown.watching, logStreams: this.streams.size, buffered, skippedLines: this.skippedLines, readOnly: this.readOnly }
   }
 
   asset (res, path) {
@@ -147,7 +155,11 @@ class WebServer {
     res.write('retry: 3000\n\n') // after the daemon went away, the page asks again in 3 s
     req.socket.setNoDelay(true)
     let closed = false
-    res.on('close', () => { closed = true })
+    this.eventStreams.add(res)
+    res.on('close', () => {
+      closed = true
+      this.eventStreams.delete(res)
+    })
     return {
       get closed () { return closed },
       send: (event, data, json = JSON.stringify(data)) => {
@@ -185,7 +197,7 @@ class WebServer {
       }
     })
     try {
-      stop = await streamLogs({ connect: this.connect, target, sink })
+      stop = await streamLogs({ connect: this.connect, target, sink, onSkip: (n) => { this.skippedLines += n } })
     } catch (err) {
       sink.send('failed', { code: err.code || 'XPM_ERR_INTERNAL', message: err.message })
       if (endOnFailure) res.end()
