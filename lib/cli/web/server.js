@@ -104,7 +104,7 @@ class WebServer {
       return res.end()
     }
     if (path === '/' && wantsPage) return this.asset(res, '/index.html')
-    if (path === '/' || path === '/pm2') return this.pm2(res)
+    if (path === '/' || path === '/pm2') return this.pm2(res, url)
     if (this.assets.has(path)) return this.asset(res, path)
     if (path === '/api/session') return this.json(res, 200, { csrf: this.csrf, readOnly: this.readOnly, version: this.version })
     if (path === '/api/status') return this.json(res, 200, this.status())
@@ -137,9 +137,11 @@ class WebServer {
     }
   }
 
-  async pm2 (res) {
+  // --read-only: the environment's names only; otherwise secrets masked unless ?reveal=1
+  async pm2 (res, url) {
     const { pm2Answer } = require('./pm2-json')
-    this.json(res, 200, await this.withClient((c) => pm2Answer(c)))
+    const envMode = this.readOnly ? 'names' : url.searchParams.get('reveal') === '1' ? 'all' : 'secrets'
+    this.json(res, 200, await this.withClient((c) => pm2Answer(c, { envMode })))
   }
 
   async why (res, url) {
