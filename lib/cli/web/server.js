@@ -146,10 +146,10 @@ class WebServer {
 
   async why (res, url) {
     const target = targetParam(url)
-    const { renderWhy } = require('../render-why')
+    const { renderWhy, whyRow } = require('../render-why')
     const result = await this.withClient((c) => c.request('why', { target, limit: 50 }))
     const entries = result?.entries || []
-    this.json(res, 200, { entries, text: renderWhy(entries, { target: String(target) }) })
+    this.json(res, 200, { entries, rows: entries.map(whyRow), text: renderWhy(entries, { target: String(target) }) })
   }
 
   openEvents (req, res) {
@@ -229,7 +229,8 @@ class WebServer {
   async watch (req, res) {
     const body = parseWatch(await readJson(req))
     if (!body) return this.refuse(res, 400, 'XPM_ERR_BAD_ARGUMENT', `Expected { sink, ids } with ids an array of up to ${MAX_PAGE_IDS} process ids`)
-    if (!this.hub.show(body.sink, body.ids)) return this.refuse(res, 404, 'XPM_ERR_BAD_ARGUMENT', `No open page with stream ${body.sink}`)
+    // a stream that closed while the page was telling (it switched apps): nothing to watch, no error
+    if (!this.hub.show(body.sink, body.ids) && !this.hub.issued(body.sink)) return this.refuse(res, 404, 'XPM_ERR_BAD_ARGUMENT', `No page ever had stream ${body.sink}`)
     res.writeHead(204, this.headers())
     res.end()
   }
