@@ -30,14 +30,7 @@
   })
 
   // ---- header, sorting, filter -------------------------------------------------------------
-  for (const c of COLUMNS) {
-    const span = document.createElement('span')
-    span.textContent = c.label
-    span.dataset.key = c.key
-    if (c.num) span.className = 'num'
-    span.title = `sort by ${c.key}`
-    $('thead').appendChild(span)
-  }
+  table.renderHead($('thead'))
   $('thead').addEventListener('click', (e) => {
     const key = e.target.dataset?.key
     if (!key) return

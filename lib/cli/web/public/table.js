@@ -24,6 +24,18 @@
       })
     }
 
+    // the header: one span a column, its key in data-key (app.js sorts on a click)
+    renderHead (thead) {
+      for (const c of this.columns) {
+        const span = document.createElement('span')
+        span.textContent = c.label
+        span.dataset.key = c.key
+        if (c.num) span.className = 'num'
+        span.title = `sort by ${c.key}`
+        thead.appendChild(span)
+      }
+    }
+
     setList (list) {
       this.list = list
       this.sizer.style.height = (list.length * ROW_HEIGHT) + 'px'
