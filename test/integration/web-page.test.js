@@ -62,7 +62,6 @@ test('the dashboard page: rendering, switching apps, journal, crash loops, chart
   })
 
   await t.test('switching apps tells the server nothing for the stream it closed, and no request is refused', async () => {
-    await page.setRequestInterception(true)
     const held = { events: [], watch: [] }
     let phase = 'open'
     const gate = () => { let open; const p = new Promise((resolve) => { open = resolve }); p.open = open; return p }
@@ -70,17 +69,19 @@ test('the dashboard page: rendering, switching apps, journal, crash loops, chart
     const releaseEvents = gate()
     const onRequest = (req) => {
       const url = req.url()
+      const go = () => req.continue().catch(() => {}) // interception already off: nothing to do
       if (url.includes('/api/events')) {
         held.events.push(url)
-        return releaseEvents.then(() => req.continue())
+        return releaseEvents.then(go)
       }
       if (url.includes('/api/watch')) {
         held.watch.push({ phase, body: req.postData() })
-        return releaseWatch.then(() => req.continue())
+        return releaseWatch.then(go)
       }
-      req.continue()
+      go()
     }
-    page.on('request', onRequest)
+    page.on('request', onRequest) // before interception starts: no request is left waiting
+    await page.setRequestInterception(true)
     try {
       // select another app and, before its stream reopens, change the rows in view (the filter)
       await page.evaluate((id) => {
@@ -107,8 +108,8 @@ test('the dashboard page: rendering, switching apps, journal, crash loops, chart
       releaseEvents.open()
     }
     await page.waitForFunction(() => document.querySelector('#logs .empty')?.textContent === 'no output yet', { timeout: 30000 })
-    page.off('request', onRequest)
     await page.setRequestInterception(false)
+    page.off('request', onRequest)
     await waitFor(() => watchAnswers.length >= held.watch.length, { timeout: 10000, message: 'the answers to /api/watch' })
     assert.ok(watchAnswers.every((s) => s === 204), `answers to /api/watch: ${watchAnswers}`)
     assert.deepEqual(errors, [])
