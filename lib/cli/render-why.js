@@ -112,10 +112,15 @@ function when (at, now) {
   return today ? time : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${time}`
 }
 
+// One entry as the web page's journal shows it: { at, process, what, lines }.
+function whyRow (e) {
+  return { at: e.at, process: label(e), what: sentence(e), lines: e.lines || [] }
+}
+
 // One line for `xpm show`: the newest entry of a process.
 function lastEventLine (e, { now = Date.now() } = {}) {
   if (!e) return '-'
   return `${sentence(e)} (${when(e.at, now)}${e.pid ? `, pid ${e.pid}` : ''})`
 }
 
-module.exports = { renderWhy, lastEventLine, because, duration }
+module.exports = { renderWhy, whyRow, lastEventLine, because, duration }

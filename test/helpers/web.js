@@ -52,9 +52,14 @@ function request (port, { method = 'GET', path = '/', headers = {}, body } = {})
   })
 }
 
+// Logs `page` in to the dashboard `web` (startWeb's answer) as a person does: the printed URL.
+async function openDashboard (page, web) {
+  await page.goto(web.url)
+}
+
 function launchBrowser (extraArgs = []) {
   const puppeteer = require('puppeteer-core')
   return puppeteer.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--no-first-run', ...extraArgs] })
 }
 
-module.exports = { startWeb, request, launchBrowser, CHROMIUM }
+module.exports = { startWeb, request, launchBrowser, openDashboard, CHROMIUM }

@@ -155,6 +155,11 @@ test('issue 27: the daemon watches the union of the rows the pages show; their h
   hub.detach(b)
   await clock.advance(0)
   assert.deepEqual(client.requests.filter((r) => r.method === 'watch').at(-1).params.ids, [0, 1], 'a page gone: its rows no longer watched')
+  // issue 34: a page that switched apps may still name the stream it closed: known, not an error
+  assert.equal(hub.show(b.id, [2]), false)
+  assert.equal(hub.issued(b.id), true)
+  assert.equal(hub.issued(9999), false)
+  assert.equal(hub.issued('1'), false)
 })
 
 test('issue 27: processChanges pushes are merged into one frame; rows not in them stay, removed ids go', async () => {

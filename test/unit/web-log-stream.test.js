@@ -4,7 +4,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { EventEmitter } = require('node:events')
 const { fakeClock } = require('../helpers/fake-clock')
-const { streamLogs, MAX_LINES_PER_BATCH, BATCH_MS } = require('../../lib/cli/web/log-stream')
+const { streamLogs, MAX_LINES_PER_BATCH, BATCH_MS, MAX_BUFFERED } = require('../../lib/cli/web/log-stream')
 
 function setup () {
   const clock = fakeClock()
@@ -51,4 +51,29 @@ test('a long line is cut; the daemon going away ends the stream so the page conn
   client.emit('close')
   assert.equal(sent.at(-1).event, 'gone')
   assert.equal(sink.ended, true)
+})
+
+test('a page that does not read is sent nothing: its lines are counted, and the count goes first once it caught up', async () => {
+  const { clock, client, sent, sink, connect } = setup()
+  let waiting = 0
+  const drains = []
+  sink.buffered = () => waiting
+  sink.onDrain = (fn) => drains.push(fn)
+  const counted = []
+  await streamLogs({ connect, target: 'api', sink, timers: clock.timers, onSkip: (n) => counted.push(n) })
+  waiting = MAX_BUFFERED + 1
+  for (let n = 0; n < 10; n++) client.emit('event', log(n))
+  clock.advanceSync(BATCH_MS)
+  for (let n = 10; n < 500; n++) client.emit('event', log(n))
+  clock.advanceSync(BATCH_MS * 10)
+  assert.equal(sent.length, 1) // the history only
+  assert.equal(drains.length, 1)
+  assert.equal(counted.reduce((a, b) => a + b, 0), 500)
+  waiting = 0
+  drains[0]()
+  assert.deepEqual(sent[1], { event: 'lines', data: { lines: [], dropped: 0, skipped: 500 } })
+  client.emit('event', log(500))
+  clock.advanceSync(BATCH_MS)
+  assert.deepEqual(sent[2].data.lines.map((l) => l.line), ['line 500'])
+  assert.equal(sent[2].data.skipped, undefined)
 })

@@ -176,6 +176,11 @@ class Hub extends EventEmitter {
     return true
   }
 
+  // Whether a stream of that id was ever opened (it may have closed since).
+  issued (sinkId) {
+    return Number.isSafeInteger(sinkId) && sinkId >= 1 && sinkId <= this.sinkSeq
+  }
+
   // A whole list (a daemon that pushes `processes`): rows missing from it are gone.
   onProcesses (list) {
     this.pending = { whole: true, list: Array.isArray(list) ? list : [] }

@@ -35,6 +35,8 @@ class WebServer {
     this.assets = loadAssets()
     this.hub = new Hub({ connect })
     this.streams = new Set() // stop functions of open log streams
+    this.eventStreams = new Set() // open server-sent event answers, for their bytes waiting
+    this.skippedLines = 0 // log lines not sent to a page that did not read
     this.server = http.createServer((req, res) => this.handle(req, res).catch((err) => this.fail(res, err)))
     this.server.requestTimeout = 0 // SSE answers last as long as the page
     this.server.headersTimeout = REQUEST_TIMEOUT_MS
@@ -110,10 +112,10 @@ class WebServer {
     }
     if (req.method === 'POST') return this.post(req, res, url)
     if (!reading) return this.refuse(res, 405, 'XPM_ERR_BAD_ARGUMENT', `${req.method} is not answered here`)
-    if (path === '/' || path === '/pm2') return this.pm2(res)
+    if (path === '/' || path === '/pm2') return this.pm2(res, url)
     if (path === '/api/ticket') return this.json(res, 200, { ticket: this.tickets.issue(), ttl: TTL_MS })
     if (path === '/api/session') return this.json(res, 200, { csrf: this.csrf, readOnly: this.readOnly, version: this.version })
-    if (path === '/api/status') return this.json(res, 200, { subscribed: this.hub.subscribed, pages: this.hub.sinks.size, watching: this.hub.shown.watching, logStreams: this.streams.size, readOnly: this.readOnly })
+    if (path === '/api/status') return this.json(res, 200, this.status())
     if (path === '/api/events') return this.events(req, res, url)
     if (path === '/api/logs') return this.logs(req, res, url)
     if (path === '/api/history') return this.json(res, 200, this.hub.historyOf(Number(url.searchParams.get('id'))))
@@ -127,6 +129,12 @@ class WebServer {
     const extra = sec.hasCookie(req.headers.cookie, this.legacyCookie) ? { 'set-cookie': sec.expiredCookie(this.legacyCookie) } : {}
     res.writeHead(200, this.headers({ 'content-type': 'text/html; charset=utf-8', 'content-length': body.length, ...extra }))
     res.end(body)
+  }
+
+  status () {
+    let buffered = 0
+    for (const res of this.eventStreams) buffered += res.writableLength
+    return { subscribed: this.hub.subscribed, pages: this.hub.sinks.size, watching: this.hub.shown.watching, logStreams: this.streams.size, buffered, skippedLines: this.skippedLines, readOnly: this.readOnly }
   }
 
   asset (res, path) {
@@ -144,17 +152,19 @@ class WebServer {
     }
   }
 
-  async pm2 (res) {
+  // --read-only: the environment's names only; otherwise secrets masked unless ?reveal=1
+  async pm2 (res, url) {
     const { pm2Answer } = require('./pm2-json')
-    this.json(res, 200, await this.withClient((c) => pm2Answer(c)))
+    const envMode = this.readOnly ? 'names' : url.searchParams.get('reveal') === '1' ? 'all' : 'secrets'
+    this.json(res, 200, await this.withClient((c) => pm2Answer(c, { envMode })))
   }
 
   async why (res, url) {
     const target = targetParam(url)
-    const { renderWhy } = require('../render-why')
+    const { renderWhy, whyRow } = require('../render-why')
     const result = await this.withClient((c) => c.request('why', { target, limit: 50 }))
     const entries = result?.entries || []
-    this.json(res, 200, { entries, text: renderWhy(entries, { target: String(target) }) })
+    this.json(res, 200, { entries, rows: entries.map(whyRow), text: renderWhy(entries, { target: String(target) }) })
   }
 
   openEvents (req, res) {
@@ -162,7 +172,11 @@ class WebServer {
     res.write('retry: 3000\n\n') // after the daemon went away, the page asks again in 3 s
     req.socket.setNoDelay(true)
     let closed = false
-    res.on('close', () => { closed = true })
+    this.eventStreams.add(res)
+    res.on('close', () => {
+      closed = true
+      this.eventStreams.delete(res)
+    })
     return {
       get closed () { return closed },
       send: (event, data, json = JSON.stringify(data)) => {
@@ -200,7 +214,7 @@ class WebServer {
       }
     })
     try {
-      stop = await streamLogs({ connect: this.connect, target, sink })
+      stop = await streamLogs({ connect: this.connect, target, sink, onSkip: (n) => { this.skippedLines += n } })
     } catch (err) {
       sink.send('failed', { code: err.code || 'XPM_ERR_INTERNAL', message: err.message })
       if (endOnFailure) res.end()
@@ -230,7 +244,8 @@ class WebServer {
   async watch (req, res) {
     const body = parseWatch(await readJson(req))
     if (!body) return this.refuse(res, 400, 'XPM_ERR_BAD_ARGUMENT', `Expected { sink, ids } with ids an array of up to ${MAX_PAGE_IDS} process ids`)
-    if (!this.hub.show(body.sink, body.ids)) return this.refuse(res, 404, 'XPM_ERR_BAD_ARGUMENT', `No open page with stream ${body.sink}`)
+    // a stream that closed while the page was telling (it switched apps): nothing to watch, no error
+    if (!this.hub.show(body.sink, body.ids) && !this.hub.issued(body.sink)) return this.refuse(res, 404, 'XPM_ERR_BAD_ARGUMENT', `No page ever had stream ${body.sink}`)
     res.writeHead(204, this.headers())
     res.end()
   }

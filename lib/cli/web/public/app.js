@@ -4,7 +4,7 @@
 /* global requestAnimationFrame, XpmAuth */
 (function () {
   'use strict'
-  const { formatBytes, formatDuration, formatUptime } = window.xpmQuantity
+  const { formatBytes } = window.xpmQuantity
   const $ = (id) => document.getElementById(id)
   let charts = null // made once the page's layout is known (their width)
   const logs = new window.XpmLogPanel.LogPanel({ box: $('logs'), note: $('log-note'), pause: $('pause'), filter: $('log-filter') })
@@ -22,43 +22,15 @@
     lastRestarts: null
   }
 
-  const v = (row, name) => row[state.col[name]]
-  const shownStatus = (row) => v(row, 'status') === 'online' && v(row, 'ready') === false ? 'not ready' : String(v(row, 'status') ?? '-')
-  // uptime as of now: the frame's figure plus the time since it arrived
-  const uptimeOf = (row) => {
-    const up = v(row, 'uptime')
-    return typeof up === 'number' && v(row, 'status') === 'online' ? up + (Date.now() - state.receivedAt) : up
-  }
-  const cpuText = (cpu) => typeof cpu === 'number' ? `${cpu.toFixed(cpu < 10 ? 1 : 0)}%` : '-'
-
-  const COLUMNS = [
-    { key: 'id', label: 'id', num: true, text: (r) => String(v(r, 'id')) },
-    { key: 'name', label: 'name', text: (r) => (v(r, 'namespace') && v(r, 'namespace') !== 'default' ? `${v(r, 'namespace')}/` : '') + v(r, 'name') + (v(r, 'instance') != null ? ` [${v(r, 'instance')}]` : '') },
-    { key: 'mode', label: 'mode', text: (r) => String(v(r, 'mode') ?? '-') },
-    { key: 'status', label: 'status', text: shownStatus, cls: (r) => 'st-' + shownStatus(r).replace(/\s+/g, '-') },
-    { key: 'ready', label: 'ready', text: (r) => v(r, 'ready') === true ? 'yes' : v(r, 'ready') === false ? 'no' : '-' },
-    { key: 'restarts', label: '↺', num: true, text: (r) => String(v(r, 'restarts') ?? 0) },
-    { key: 'uptime', label: 'uptime', num: true, text: (r) => formatUptime(uptimeOf(r)) },
-    { key: 'cpu', label: 'cpu', num: true, text: (r) => cpuText(v(r, 'cpu')) },
-    { key: 'memory', label: 'memory', num: true, text: (r) => formatBytes(v(r, 'memory')) },
-    { key: 'heapUsed', label: 'heap', num: true, text: (r) => formatBytes(v(r, 'heapUsed')) },
-    { key: 'elP99', label: 'loop p99', num: true, text: (r) => formatDuration(v(r, 'elP99')) }
-  ]
+  const { v, shownStatus, cpuText, COLUMNS, observe, forget, rowClass } = window.XpmColumns.makeColumns(state)
 
   const shown = new window.XpmShown.ShownReporter({ csrf: () => state.session.csrf })
   const table = new window.XpmTable.VirtualTable({
-    viewport: $('viewport'), sizer: $('sizer'), rows: $('rows'), columns: COLUMNS, onSelect: select, onShown: (ids) => shown.report(ids)
+    viewport: $('viewport'), sizer: $('sizer'), rows: $('rows'), columns: COLUMNS, rowClass, onSelect: select, onShown: (ids) => shown.report(ids)
   })
 
   // ---- header, sorting, filter -------------------------------------------------------------
-  for (const c of COLUMNS) {
-    const span = document.createElement('span')
-    span.textContent = c.label
-    span.dataset.key = c.key
-    if (c.num) span.className = 'num'
-    span.title = `sort by ${c.key}`
-    $('thead').appendChild(span)
-  }
+  table.renderHead($('thead'))
   $('thead').addEventListener('click', (e) => {
     const key = e.target.dataset?.key
     if (!key) return
@@ -131,6 +103,7 @@
   }
 
   function connectEvents () {
+    shown.setSink(null) // its stream closes: nothing more is told for it (its successor's full frame names the next)
     if (source) source.close()
     source = new XpmAuth.TicketedSource(state.selectedApp === null ? '/api/events' : `/api/events?logs=${encodeURIComponent(state.selectedApp)}`)
     const app = state.selectedApp
@@ -143,6 +116,7 @@
       const frame = JSON.parse(e.data)
       state.col = Object.fromEntries(frame.columns.map((name, i) => [name, i]))
       state.rows = new Map(frame.rows.map((r) => [r[0], r]))
+      for (const row of frame.rows) observe(row)
       shown.setSink(frame.sink)
       state.at = frame.at
       state.receivedAt = Date.now()
@@ -153,8 +127,14 @@
     source.addEventListener('diff', (e) => {
       if (!state.col) return
       const frame = JSON.parse(e.data)
-      for (const row of frame.rows) state.rows.set(row[0], row)
-      for (const id of frame.removed) state.rows.delete(id)
+      for (const row of frame.rows) {
+        state.rows.set(row[0], row)
+        observe(row)
+      }
+      for (const id of frame.removed) {
+        state.rows.delete(id)
+        forget(id)
+      }
       state.at = frame.at
       state.receivedAt = Date.now()
       const sel = state.rows.get(state.selectedId)
@@ -163,7 +143,7 @@
         const restarts = v(sel, 'restarts')
         if (state.lastRestarts !== null && restarts !== state.lastRestarts) loadJournal()
         state.lastRestarts = restarts
-        $('sel-title').textContent = titleOf(sel)
+        setTitle(sel)
       }
       refreshView()
     })
@@ -179,6 +159,10 @@
     return `${v(row, 'name')}${v(row, 'instance') != null ? ` [${v(row, 'instance')}]` : ''} · id ${v(row, 'id')} · pid ${v(row, 'pid') ?? '-'} · ${shownStatus(row)}`
   }
 
+  function setTitle (row) {
+    $('sel-title').textContent = $('sel-title').title = titleOf(row)
+  }
+
   function select (id) {
     const row = state.rows.get(id)
     if (!row) return
@@ -187,7 +171,7 @@
     state.selectedApp = v(row, 'name')
     state.lastRestarts = v(row, 'restarts')
     table.select(id)
-    $('sel-title').textContent = titleOf(row)
+    setTitle(row)
     $('inst-label').textContent = `process ${id}`
     loadHistory(id)
     if (appChanged) {
@@ -223,7 +207,8 @@
     const res = await XpmAuth.fetch(`/api/why?target=${encodeURIComponent(app)}`)
     if (seq !== journalSeq) return
     const body = await res.json()
-    $('journal').textContent = res.ok ? body.text : body.error?.message
+    if (res.ok) window.XpmJournal.renderJournal($('journal'), body.rows || [], app)
+    else window.XpmJournal.renderJournalError($('journal'), body.error?.message)
   }
 
   // ---- actions -------------------------------------------------------------------------------
@@ -272,8 +257,16 @@
   $('actions').addEventListener('click', (e) => {
     const b = e.target.closest('button')
     if (!b || state.selectedId === null) return
+    if (b.dataset.scope === 'app' && b.dataset.action === 'stop' && !confirmStop(state.selectedApp)) return
     act(b.dataset.action, b.dataset.scope === 'app' ? state.selectedApp : state.selectedId)
   })
+
+  // stopping a whole app takes every instance off: asked first, with how many
+  function confirmStop (app) {
+    let n = 0
+    for (const row of state.rows.values()) if (v(row, 'name') === app && v(row, 'status') !== 'stopped') n++
+    return window.confirm(`Stop ${app}: all ${n} running process${n === 1 ? '' : 'es'} of it?`)
+  }
 
   // ---- start ---------------------------------------------------------------------------------
   async function start () {

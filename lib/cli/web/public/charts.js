@@ -14,6 +14,13 @@
     elP99: { el: 'chart-el', title: 'event-loop p99', fmt: (n) => formatDuration(n), color: '#bf3989', floor: 1 }
   }
 
+  const pad = (n) => String(n).padStart(2, '0')
+  // a tick (seconds since the epoch) as local 24-hour time, the seconds only when not :00
+  function timeLabel (t) {
+    const d = new Date(t * 1000)
+    return `${pad(d.getHours())}:${pad(d.getMinutes())}` + (d.getSeconds() ? `:${pad(d.getSeconds())}` : '')
+  }
+
   class Charts {
     constructor () {
       this.plots = {}
@@ -40,7 +47,8 @@
         legend: { show: false },
         cursor: { show: true, drag: { x: false, y: false } },
         scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(max || 0, spec.floor) * 1.1] } },
-        axes: [{ space: 50 }, { size: 72, values: (u, ticks) => ticks.map(spec.fmt) }],
+        // a label is at most 8 characters (14:05:09): 80 px apart they never touch
+        axes: [{ space: 80, values: (u, ticks) => ticks.map(timeLabel) }, { size: 72, values: (u, ticks) => ticks.map(spec.fmt) }],
         series: [{}, { label: spec.title, stroke: spec.color, fill: spec.color + '22', width: 1.5, points: { show: false } }]
       }, [[], []], document.getElementById(spec.el))
     }
@@ -68,5 +76,5 @@
     }
   }
 
-  window.XpmCharts = { Charts }
+  window.XpmCharts = { Charts, timeLabel }
 })()

@@ -1,7 +1,8 @@
 // The process table: only the rows in view exist in the DOM (a pool of row elements reused as
 // the list scrolls), and a cell is written only when its text changed, so 1,000 processes cost
 // what the 30 or so visible rows cost. onShown(ids) hears the ids in view (and the selected one)
-// after every paint.
+// after every paint; rowClass(row) adds a class to a row (a crash-looping one). A cell's whole
+// text is its title: a name cut short shows in full on hover.
 /* global requestAnimationFrame */
 (function () {
   'use strict'
@@ -9,8 +10,8 @@
   const OVERSCAN = 6
 
   class VirtualTable {
-    constructor ({ viewport, sizer, rows, columns, onSelect, onShown = () => {} }) {
-      Object.assign(this, { viewport, sizer, rowsEl: rows, columns, onSelect, onShown })
+    constructor ({ viewport, sizer, rows, columns, onSelect, onShown = () => {}, rowClass = () => '' }) {
+      Object.assign(this, { viewport, sizer, rowsEl: rows, columns, onSelect, onShown, rowClass })
       this.list = []
       this.pool = []
       this.selectedId = null
@@ -21,6 +22,18 @@
         const el = e.target.closest('.row')
         if (el && el.dataset.id !== '') this.onSelect(Number(el.dataset.id))
       })
+    }
+
+    // the header: one span a column, its key in data-key (app.js sorts on a click)
+    renderHead (thead) {
+      for (const c of this.columns) {
+        const span = document.createElement('span')
+        span.textContent = c.label
+        span.dataset.key = c.key
+        if (c.num) span.className = 'num'
+        span.title = `sort by ${c.key}`
+        thead.appendChild(span)
+      }
     }
 
     setList (list) {
@@ -62,6 +75,7 @@
       el.classes = []
       el.cells = this.columns.map((c) => {
         const span = document.createElement('span')
+        span.dataset.col = c.key
         if (c.num) span.className = 'num'
         el.appendChild(span)
         return span
@@ -88,16 +102,18 @@
         shown.push(row[0])
         const id = String(row[0])
         if (el.dataset.id !== id) el.dataset.id = id
-        const selected = row[0] === this.selectedId
-        if (el.isSelected !== selected) {
-          el.classList.toggle('selected', selected)
-          el.isSelected = selected
+        const extra = this.rowClass(row)
+        const cls = 'row' + (row[0] === this.selectedId ? ' selected' : '') + (extra ? ' ' + extra : '')
+        if (el.rowCls !== cls) {
+          el.className = cls
+          el.rowCls = cls
         }
         for (let c = 0; c < this.columns.length; c++) {
           const col = this.columns[c]
           const text = col.text(row)
           if (el.texts[c] !== text) {
             el.cells[c].textContent = text
+            el.cells[c].title = text
             el.texts[c] = text
           }
           if (col.cls) {
