@@ -17,7 +17,8 @@ const INTERNAL_NAMES = Object.freeze([
   'XPM_AGENT_METRICS', // daemon/model/instance.js: the app's `metrics: false`
   'XPM_REUSE_PORT', // the app's `reuse_port: true`
   'XPM_PROBE', // daemon/health/probes.js: an exec probe's role
-  'XPM_PROBE_PID' // daemon/health/probes.js
+  'XPM_PROBE_PID', // daemon/health/probes.js
+  'XPM_UPDATE_DETACHED' // lib/cli/update-detached.js
 ])
 const INTERNAL_PREFIX = 'XPM_EVENT' // XPM_EVENT and XPM_EVENT_*: an on_event hook's event (daemon/hooks)
 

@@ -42,3 +42,24 @@ test('apps started by a CLI inside an app carry none of its XPM_* internals, and
   const env = JSON.parse((await h.run(['env', String(shown[0].id), '--json'])).stdout)
   assert.equal(env.XPM_AGENT_METRICS, undefined, 'other reports metrics: metrics: false was the deployer\'s')
 })
+
+test('xpm update asked by an app of the home completes: a new daemon runs and the apps are back', async (t) => {
+  const h = createHome(t)
+  const result = path.join(h.home, 'result.json')
+  const web = await h.run(['start', fixture('idle.js'), '--name', 'web'])
+  assert.equal(web.code, 0, web.stderr)
+  const oldDaemon = h.daemonPid()
+  const start = await h.run(['start', fixture('runs-xpm.js'), '--name', 'deployer'],
+    { env: { RUN_XPM_ARGS: JSON.stringify(['update']), RUN_XPM_RESULT: result } })
+  assert.equal(start.code, 0, start.stderr)
+  await waitFor(() => fs.existsSync(result + '.started'), { timeout: 10000, message: 'the deployer to run xpm update' })
+  await waitFor(() => h.daemonPid() !== oldDaemon && h.daemonPid() !== 0, { timeout: 30000, message: 'a new daemon' })
+  // the check itself must not start a daemon: read the list only once the new one answers
+  const list = await waitFor(async () => {
+    const l = await h.jlist()
+    return l.length === 2 && l.every((p) => p.status === 'online') && l
+  }, { timeout: 30000, message: 'both apps online under the new daemon' })
+  assert.deepEqual(list.map((p) => p.name).sort(), ['deployer', 'web'])
+  assert.notEqual(h.daemonPid(), oldDaemon)
+  assert.match(fs.readFileSync(path.join(h.home, 'update.log'), 'utf8'), /replaced by/)
+})
