@@ -9,7 +9,8 @@
 //     not exited by the deadline;
 //  2. every process still carrying the home's tree tag (lib/shared/tree-tag.js) is ended: the stop
 //     signal of its app (state.json), SIGKILL after its kill_timeout. An app with
-//     `treekill: false` loses its own recorded processes only, not what they started;
+//     `treekill: false` loses its own recorded processes only, not what they started (nor,
+//     by their XPM_UNTRACKED mark, once the app was deleted);
 //  3. state.json is marked as a clean shutdown, so the next daemon restores nothing (as after a
 //     `kill` the daemon answered).
 // → { daemon: { pid, signal } | null, ended: [pid], killed: [pid], survived: [pid], daemonAlive }
@@ -64,7 +65,7 @@ async function killHome (paths, {
     filter: (p) => {
       if (newer && launchOwner(p.launch) === newer) return false
       const spec = specs.get(parseTreeTag(p.tree)?.app)
-      return spec?.treekill !== false || leaders.has(`${p.pid}@${p.startTime}`)
+      return (!p.untracked && spec?.treekill !== false) || leaders.has(`${p.pid}@${p.startTime}`)
     },
     options: (p) => {
       const spec = specs.get(parseTreeTag(p.tree)?.app)

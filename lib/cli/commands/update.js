@@ -72,7 +72,7 @@ async function update (ctx) {
 async function noDaemonAnswers (paths, version, io) {
   await refuseUnresponsive(paths, { any: true })
   const { findTagged } = require('../../shared/tag-scan')
-  const orphans = await findTagged({ home: paths.home })
+  const orphans = (await findTagged({ home: paths.home })).filter((p) => !p.untracked)
   if (!orphans.length) {
     io.stdout.write(`[xpm] no daemon running and no app process left: nothing to update; the next command starts version ${version}\n`)
     return
