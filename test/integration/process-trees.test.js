@@ -122,12 +122,15 @@ test('xpm kill after a daemon crash ends the orphaned apps and their children, r
   process.kill(daemon, 'SIGKILL')
   await waitFor(() => !running(daemon), { message: 'the daemon to die' })
   assert.equal(alive(pids).length, 4, 'the apps run on, orphaned')
+  const pidFile = path.join(h.home, 'pids', 'a-0.pid')
+  await waitFor(() => fs.existsSync(pidFile), { message: 'the app\'s pid file' })
 
   const kill = await h.run(['kill'])
   assert.equal(kill.code, 0, kill.stderr)
   assert.match(kill.stdout, /no daemon running/)
   assert.match(kill.stdout, /ended 4 process\(es\)/)
   assert.deepEqual(alive(pids).map(describeProc), [], 'the command answers once they are gone')
+  assert.equal(fs.existsSync(pidFile), false, 'no pid file names a dead pid (issue 34 §4)')
   assert.deepEqual(await h.jlist(), [], 'the next daemon restores nothing')
 })
 
