@@ -80,7 +80,10 @@ async function killHome (paths, {
     ...(killWaitMs !== undefined ? { killWaitMs } : {}),
     kill
   })
-  if (!daemonAlive) await removeStalePidFiles(paths, state, specs, { alive: isAlive })
+  // a zombie (an ended app that init has not reaped yet) is no longer running
+  const hasProc = await fsp.access('/proc/self').then(() => true, () => false)
+  const alive = async (pid) => isAlive(pid) && (!hasProc || (await readStat(pid)) !== null)
+  if (!daemonAlive) await removeStalePidFiles(paths, state, specs, { alive })
   if (state && !state.cleanShutdown && !daemonAlive) await markClean(paths.stateFile, state)
   return {
     daemon: daemon ? { pid: daemon, signal } : null,
@@ -137,7 +140,7 @@ async function removeStalePidFiles (paths, state, specs, { alive }) {
   }
   await Promise.all(files.map(async ({ file, pid }) => {
     const named = Number(await fsp.readFile(file, 'utf8').catch(() => ''))
-    if (!Number.isSafeInteger(named) || named <= 0 || (pid !== null && named !== pid) || alive(named)) return
+    if (!Number.isSafeInteger(named) || named <= 0 || (pid !== null && named !== pid) || (await alive(named))) return
     await fsp.unlink(file).catch(() => {})
   }))
 }

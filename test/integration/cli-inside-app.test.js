@@ -61,5 +61,5 @@ test('xpm update asked by an app of the home completes: a new daemon runs and th
   }, { timeout: 30000, message: 'both apps online under the new daemon' })
   assert.deepEqual(list.map((p) => p.name).sort(), ['deployer', 'web'])
   assert.notEqual(h.daemonPid(), oldDaemon)
-  assert.match(fs.readFileSync(path.join(h.home, 'update.log'), 'utf8'), /replaced by/)
+  await waitFor(() => /replaced by/.test(fs.readFileSync(path.join(h.home, 'update.log'), 'utf8')), { timeout: 30000, message: 'the update\'s own report in update.log' })
 })
