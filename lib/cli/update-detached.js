@@ -50,7 +50,17 @@ async function updateDetached (ctx, paths, app) {
   }
   io.stdout.write(`[xpm] this command runs inside app "${app}", which the update stops: the update goes on in a process of its own (pid ${pid}), its output in ${log}\n`)
   await waitPidGone(pid, { timeoutMs: WORKER_WAIT, pollMs: 200 })
-  io.stdout.write(fs.readFileSync(log, 'utf8'))
+  const text = fs.readFileSync(log, 'utf8')
+  io.stdout.write(text)
+  // the update's own failure, as the CLI prints every error: "xpm: <message> [XPM_ERR_…]"
+  const failed = /^xpm: .* \[(XPM_ERR_[A-Z_]+)\]$/m.exec(text)
+  if (!failed) return
+  const message = `the update (pid ${pid}) failed; see above or ${log}`
+  try {
+    throw new XpmError(failed[1], message)
+  } catch (err) {
+    throw err.code === failed[1] ? err : new XpmError('XPM_ERR_START_FAILED', message) // a code this version does not know
+  }
 }
 
 // In the detached update: its intermediate has exited (so no app's process is its parent)
