@@ -22,7 +22,7 @@ async function renameApp (supervisor, target, spec, { onProgress = null } = {}) 
   const unhold = supervisor.ids.hold(slots.map((s) => s.id)) // until the new instances take them
   let registered
   const done = new Promise((resolve) => { registered = resolve }) // a start of the new name waits for it
-  supervisor.renaming.set(spec.name, { spec: { ...spec, instances: slots.length }, listens: app.listens, slots, done })
+  supervisor.renaming.set(spec.name, { from: app.name, spec: { ...spec, instances: slots.length }, listens: app.listens, slots, done })
   try {
     await app.delete()
     supervisor.refuseWhenClosing()
@@ -37,4 +37,18 @@ async function renameApp (supervisor, target, spec, { onProgress = null } = {}) 
   }
 }
 
-module.exports = { renameApp }
+// A command whose target names an app by either name of a rename under way — the old one, whose
+// processes the list shows stopping, or the new one, which it shows next — applies to the renamed
+// app once it is registered: → { done, target: the target with the old name replaced by the new
+// one }, or null when no rename is concerned.
+function renameUnderWay (supervisor, target) {
+  const names = (Array.isArray(target) ? target : [target]).map(String)
+  for (const [to, { from, done }] of supervisor.renaming) {
+    if (!names.includes(to) && !names.includes(from)) continue
+    const rename = (t) => String(t) === from ? to : t
+    return { done, target: Array.isArray(target) ? target.map(rename) : rename(target) }
+  }
+  return null
+}
+
+module.exports = { renameApp, renameUnderWay }

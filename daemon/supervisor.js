@@ -14,7 +14,7 @@ const { shuttingDown } = require('./phase')
 const { wireEvents, wire } = require('./supervisor-wiring')
 const { listRows, showRows } = require('./projection')
 const { announce, registered, merge, heldBack } = require('./command-results')
-const { renameApp } = require('./rename')
+const { renameApp, renameUnderWay } = require('./rename')
 
 // The registry of apps and the commands on them. A command resolves its target to instances,
 // groups them by app and hands each app its part: apps run their parts at the same time (each
@@ -35,7 +35,7 @@ class Supervisor extends EventBus {
     this.metrics = metrics
     this.logger = logger
     this.apps = new Map() // name → App
-    this.renaming = new Map() // new name → { spec, listens, slots } of a rename under way (rename.js)
+    this.renaming = new Map() // new name → { from, spec, listens, slots, done } of a rename under way (rename.js)
     this.ids = new Ids()
     this.deleteWaits = new DeleteWaits(() => this.refuseWhenClosing())
     this.closing = false
@@ -85,9 +85,12 @@ class Supervisor extends EventBus {
   // ordered: dependents before the apps they depend on (a stop, a delete: depends_on).
   // A target that names an app being deleted: the command comes after that delete, so it waits
   // for it and applies to what the name means then (an app started anew meanwhile: the last word
-  // wins), or fails as not found. Otherwise the command reaches the apps in this tick.
+  // wins), or fails as not found; one that names either side of a rename under way applies to
+  // the renamed app. Otherwise the command reaches the apps in this tick.
   eachApp (target, fn, options = {}) {
     this.refuseWhenClosing()
+    const renaming = renameUnderWay(this, target) // either name the list shows (rename.js)
+    if (renaming) return renaming.done.then(() => this.eachApp(renaming.target, fn, options))
     const deleting = [...new Set(this.resolve(target).map((i) => i.app))].filter((app) => app.deleting && !app.deleted)
     if (!deleting.length) return this.eachAppNow(target, fn, options)
     return this.deleteWaits.after(deleting[0], () => this.eachApp(target, fn, options)) // delete-waits.js

@@ -6,6 +6,7 @@ const { askAgent } = require('./agent-probe')
 const { runCommand, createLimiter } = require('../hooks/run-command')
 const { commandOptions } = require('../launchers/app-options')
 const { instanceEnv } = require('../../lib/shared/config/instance-env')
+const { withoutInternals } = require('../../lib/shared/internal-env')
 
 // One run of a probe against one process. Never throws; resolves { ok, detail, ms } where
 // detail says what failed in words ('GET /healthz → 503', 'tcp :3000: connection refused',
@@ -124,7 +125,7 @@ function createProber ({
     const r = await run({
       command: p.command,
       ...commandOptions(spec),
-      env: { ...spec.env, ...instanceEnv(spec, index), XPM_ID: String(id), XPM_APP_NAME: name, XPM_PROBE: role, XPM_PROBE_PID: String(handle.pid ?? '') },
+      env: { ...withoutInternals(spec.env), ...instanceEnv(spec, index), XPM_ID: String(id), XPM_APP_NAME: name, XPM_PROBE: role, XPM_PROBE_PID: String(handle.pid ?? '') },
       timeoutMs,
       signal
     })

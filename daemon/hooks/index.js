@@ -5,6 +5,7 @@ const { STATUS } = require('../model/process-state')
 const { classify } = require('../journal/causes')
 const { runCommand, createLimiter } = require('./run-command')
 const { commandOptions } = require('../launchers/app-options')
+const { withoutInternals } = require('../../lib/shared/internal-env')
 
 // on_event hooks (docs/health.md#hooks-on_event): commands the daemon runs when a process of the app
 //   crash          exits on its own (or is stopped for not being ready in time) and is not done
@@ -56,7 +57,7 @@ class Hooks {
     const commands = hooks.commands.filter((c) => c.events.includes(event))
     if (!commands.length) return
     const payload = { event, app: name, ...data, time: new Date(this.clock()).toISOString(), host: this.hostname }
-    const env = hookEnv(app.spec.env, name, event, data, payload.time)
+    const env = hookEnv(withoutInternals(app.spec.env), name, event, data, payload.time)
     const input = JSON.stringify(payload) + '\n'
     const signal = this.cancelOf(app).signal
     for (const { command } of commands) {

@@ -8,16 +8,18 @@
 // or one of those reasons. Pure.
 //   kind: command | watch | memory | cron | liveness | watchdog | heap | crash | not-ready |
 //         rollback | cancelled | xpm | other
+const GAVE_UP = /^(.+); (\d+ [^;]* \(max_restarts \d+\))$/s
 const COMMANDS = { manual: 'restart', reload: 'reload', stop: 'stop', delete: 'delete', kill: 'kill', scale: 'scale', restart: 'restart' }
 
 function classify (reason) {
   if (reason === null || reason === undefined || reason === '') return { kind: 'xpm', detail: null }
   const text = String(reason)
   if (Object.hasOwn(COMMANDS, text)) return { kind: 'command', detail: COMMANDS[text] }
-  // a policy that gave up: 'memory (…); 17 memory restarts in a row, …'
-  const cut = text.indexOf('; ')
-  if (cut > 0) return { ...classify(text.slice(0, cut)), gaveUp: text.slice(cut + 2) }
-  let m
+  // a policy that gave up: 'memory (…); 17 memory restarts in a row, … (max_restarts 16)', the
+  // tail as daemon/model/restart-policy.js words it; a "; " elsewhere is the cause's own (an exec
+  // probe's command: 'liveness: exec "sleep 0.1; exit 3": exit code 3')
+  let m = GAVE_UP.exec(text)
+  if (m) return { ...classify(m[1]), gaveUp: m[2] }
   if ((m = /^watch: (.+)$/s.exec(text))) return { kind: 'watch', detail: m[1] }
   if (/^memory \(/.test(text)) return { kind: 'memory', detail: text }
   if (text === 'cron') return { kind: 'cron', detail: null }

@@ -83,7 +83,7 @@ class ProcessHandle extends EventEmitter {
     if (!this.tag || this.stopRequested || this.sweep) return this.sweep
     const query = this.treeTag ? { tree: this.treeTag } : { launch: this.tag }
     const sweep = endTagged(query, {
-      filter: (p) => p.launch === this.tag || !liveLaunches.has(p.launch),
+      filter: (p) => !p.untracked && (p.launch === this.tag || !liveLaunches.has(p.launch)),
       killSignal: this.killSignal,
       killTimeout: this.killTimeout,
       ...(this.pollMs ? { pollMs: this.pollMs } : {})

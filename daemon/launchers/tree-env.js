@@ -1,7 +1,7 @@
 'use strict'
 
 const { homePaths } = require('../../lib/shared/paths')
-const { TREE_VAR, LAUNCH_VAR, treeTag, newLaunchTag } = require('../../lib/shared/tree-tag')
+const { TREE_VAR, LAUNCH_VAR, UNTRACKED_VAR, treeTag, newLaunchTag } = require('../../lib/shared/tree-tag')
 
 // The launches of this daemon whose process has not exited yet (handle.js removes each at its
 // exit): a process that carries an instance's tree tag but none of these launch tags is a
@@ -9,12 +9,16 @@ const { TREE_VAR, LAUNCH_VAR, treeTag, newLaunchTag } = require('../../lib/share
 const liveLaunches = new Set()
 
 // The environment of one launch: the app's, plus the instance's stable tree tag and this
-// launch's own tag (lib/shared/tree-tag.js). → { env, tag: the launch tag, tree: the tree tag }.
+// launch's own tag (lib/shared/tree-tag.js), and the mark of a `treekill: false` tree, which
+// travels with what the app starts. → { env, tag: the launch tag, tree: the tree tag }.
 function launchEnv (spec, appEnv, index = 0) {
   const tag = newLaunchTag()
   const tree = treeTag(daemonHome(), spec.name, index)
   liveLaunches.add(tag)
-  return { env: { ...appEnv, [TREE_VAR]: tree, [LAUNCH_VAR]: tag }, tag, tree }
+  const env = { ...appEnv, [TREE_VAR]: tree, [LAUNCH_VAR]: tag }
+  if (spec.treekill === false) env[UNTRACKED_VAR] = '1'
+  else delete env[UNTRACKED_VAR]
+  return { env, tag, tree }
 }
 
 // XPM_HOME resolved once, not at every launch (again if the variable changes: tests in one process).

@@ -104,7 +104,7 @@ class Instance {
 
   env () {
     return {
-      ...this.spec.env,
+      ...require('../../lib/shared/internal-env').withoutInternals(this.spec.env), // a saved spec's strays (lib/shared/internal-env.js)
       ...instanceEnv(this.spec, this.index), // NODE_APP_INSTANCE (or instance_var), increment_var
       XPM_ID: String(this.id),
       XPM_APP_NAME: this.name,

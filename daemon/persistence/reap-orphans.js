@@ -14,7 +14,8 @@ const { parseTreeTag, launchOwner } = require('../../lib/shared/tree-tag')
 //    process group, then SIGKILL after its kill timeout;
 //  - with `home`: every process carrying the home's tree tag (lib/shared/tree-tag.js) — the previous
 //    daemon's apps and everything they started, recorded or not — but this daemon's own
-//    launches, and the descendants of an app with `treekill: false` (specOf(name) says).
+//    launches, and the descendants of an app with `treekill: false` (specOf(name) says, and
+//    their XPM_UNTRACKED mark once the app is gone).
 // Resolves (awaitable by a recovery phase) once all of them have ended or survived SIGKILL:
 // [{ pid, name, instance, outcome: 'stopped' | 'killed' | 'survived', tagged? }].
 async function reapOrphans (records, options = {}) {
@@ -25,7 +26,7 @@ async function reapOrphans (records, options = {}) {
   const tagged = endTagged({ home }, {
     exclude,
     selfPid,
-    filter: (p) => launchOwner(p.launch) !== selfPid && specOf(parseTreeTag(p.tree)?.app)?.treekill !== false,
+    filter: (p) => !p.untracked && launchOwner(p.launch) !== selfPid && specOf(parseTreeTag(p.tree)?.app)?.treekill !== false,
     options: (p) => stopOptions({ name: parseTreeTag(p.tree)?.app }),
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
     ...(options.scanner ? { scanner: options.scanner } : {}),

@@ -39,7 +39,7 @@ async function processesSnapshot (supervisor, startTimes) {
     if (!pid) continue
     const startTime = await startTimes.of(pid)
     if (!startTime || handle.exited) continue
-    out.push({ id: inst.id, name: inst.name, instance: inst.index, pid, startTime, mode: inst.spec.execMode, group: handle.groupLeader === true })
+    out.push({ id: inst.id, name: inst.name, instance: inst.index, pid, startTime, mode: inst.spec.execMode, group: handle.groupLeader === true && inst.spec.treekill !== false })
   }
   startTimes.prune(new Set(live.map((p) => p.pid)))
   return out

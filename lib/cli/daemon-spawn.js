@@ -22,9 +22,7 @@ async function startDaemon (paths, { timeout = 10000, env: cliEnv = process.env 
   const out = openAppendNoFollowSync(paths.daemonStdio)
   // A CLI run by an app (a deploy script under xpm) carries that app's tree tags: the daemon it
   // starts must not, or it would count as a leftover of that app (lib/shared/tree-tag.js).
-  const env = { ...cliEnv, XPM_HOME: paths.home }
-  delete env.XPM_TREE
-  delete env.XPM_LAUNCH
+  const env = { ...require('../shared/internal-env').withoutInternals(cliEnv), XPM_HOME: paths.home }
   const { daemonNodeFlags } = require('./daemon-node-flags')
   const child = spawn(process.execPath, [...daemonNodeFlags(), DAEMON_ENTRY], {
     detached: true,

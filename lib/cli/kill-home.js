@@ -9,13 +9,18 @@
 //     not exited by the deadline;
 //  2. every process still carrying the home's tree tag (lib/shared/tree-tag.js) is ended: the stop
 //     signal of its app (state.json), SIGKILL after its kill_timeout. An app with
-//     `treekill: false` loses its own recorded processes only, not what they started;
-//  3. state.json is marked as a clean shutdown, so the next daemon restores nothing (as after a
+//     `treekill: false` loses its own recorded processes only, not what they started (nor,
+//     by their XPM_UNTRACKED mark, once the app was deleted);
+//  3. the pid files of the apps' processes (XPM_HOME/pids/<name>-<n>.pid, and each app's own
+//     pid_file) that name a process no longer running are removed, as the daemon removes them
+//     at each exit it sees;
+//  4. state.json is marked as a clean shutdown, so the next daemon restores nothing (as after a
 //     `kill` the daemon answered).
 // → { daemon: { pid, signal } | null, ended: [pid], killed: [pid], survived: [pid], daemonAlive }
 
 const fsp = require('node:fs/promises')
-const { waitPidGone } = require('../shared/pid')
+const path = require('node:path')
+const { waitPidGone, isAlive } = require('../shared/pid')
 const { readProcStat } = require('../shared/proc-stat')
 const { endTagged } = require('../shared/tag-scan')
 const { parseTreeTag, launchOwner } = require('../shared/tree-tag')
@@ -64,7 +69,7 @@ async function killHome (paths, {
     filter: (p) => {
       if (newer && launchOwner(p.launch) === newer) return false
       const spec = specs.get(parseTreeTag(p.tree)?.app)
-      return spec?.treekill !== false || leaders.has(`${p.pid}@${p.startTime}`)
+      return (!p.untracked && spec?.treekill !== false) || leaders.has(`${p.pid}@${p.startTime}`)
     },
     options: (p) => {
       const spec = specs.get(parseTreeTag(p.tree)?.app)
@@ -75,6 +80,10 @@ async function killHome (paths, {
     ...(killWaitMs !== undefined ? { killWaitMs } : {}),
     kill
   })
+  // a zombie (an ended app that init has not reaped yet) is no longer running
+  const hasProc = await fsp.access('/proc/self').then(() => true, () => false)
+  const alive = async (pid) => isAlive(pid) && (!hasProc || (await readStat(pid)) !== null)
+  if (!daemonAlive) await removeStalePidFiles(paths, state, specs, { alive })
   if (state && !state.cleanShutdown && !daemonAlive) await markClean(paths.stateFile, state)
   return {
     daemon: daemon ? { pid: daemon, signal } : null,
@@ -112,6 +121,28 @@ async function readState (file) {
   } catch {
     return null
   }
+}
+
+// Pid files whose pid no longer runs: every file of XPM_HOME/pids, and an app's own pid_file
+// (-<instance> before the extension, as daemon/launchers/app-options.js writes it) while it
+// holds the pid its saved process had.
+async function removeStalePidFiles (paths, state, specs, { alive }) {
+  const files = []
+  if (paths.pidsDir) {
+    const names = await fsp.readdir(paths.pidsDir).catch(() => [])
+    for (const name of names) if (name.endsWith('.pid')) files.push({ file: path.join(paths.pidsDir, name), pid: null })
+  }
+  for (const p of state?.processes || []) {
+    const own = specs.get(p.name)?.pidFile
+    if (typeof own !== 'string' || !Number.isSafeInteger(p.instance)) continue
+    const ext = path.extname(own)
+    files.push({ file: ext ? `${own.slice(0, -ext.length)}-${p.instance}${ext}` : `${own}-${p.instance}`, pid: p.pid })
+  }
+  await Promise.all(files.map(async ({ file, pid }) => {
+    const named = Number(await fsp.readFile(file, 'utf8').catch(() => ''))
+    if (!Number.isSafeInteger(named) || named <= 0 || (pid !== null && named !== pid) || (await alive(named))) return
+    await fsp.unlink(file).catch(() => {})
+  }))
 }
 
 // The file as it is, with cleanShutdown set: a later daemon reads it as after a clean `kill`.

@@ -8,7 +8,11 @@
 //                                          mistaken for the leftovers of the old one.
 // The home id is a hash of the real path of XPM_HOME: two homes never share it, and it holds no
 // slash. App names hold no slash either (lib/shared/config/types.js), so the three parts split cleanly.
-// Children inherit both (unless they clear their environment: then they escape the tag).
+//   XPM_UNTRACKED=1                       only in an app with `treekill: false`: what it starts is
+//                                          its own, so no sweep by home or tree ends it, even
+//                                          once the app is deleted; only the app's own recorded
+//                                          process is ended (by pid).
+// Children inherit them (unless they clear their environment: then they escape the tag).
 // Pure values only; lib/shared/tag-scan.js reads /proc.
 
 const crypto = require('node:crypto')
@@ -17,6 +21,7 @@ const path = require('node:path')
 
 const TREE_VAR = 'XPM_TREE'
 const LAUNCH_VAR = 'XPM_LAUNCH'
+const UNTRACKED_VAR = 'XPM_UNTRACKED'
 
 const homeIds = new Map()
 
@@ -66,13 +71,14 @@ function parseTreeTag (tag) {
 }
 
 // The tag variables of a /proc/<pid>/environ text (NUL-separated KEY=value entries):
-// { tree, launch }, each null when absent.
+// { tree, launch, untracked }, the first two null when absent.
 function tagsOfEnviron (text) {
-  const out = { tree: null, launch: null }
+  const out = { tree: null, launch: null, untracked: false }
   if (!text) return out
   for (const entry of String(text).split('\0')) {
     if (entry.startsWith(TREE_VAR + '=')) out.tree = entry.slice(TREE_VAR.length + 1)
     else if (entry.startsWith(LAUNCH_VAR + '=')) out.launch = entry.slice(LAUNCH_VAR.length + 1)
+    else if (entry === UNTRACKED_VAR + '=1') out.untracked = true
   }
   return out
 }
@@ -90,4 +96,4 @@ function matches (tags, { homeId: id, app, instance, launch, tree } = {}) {
   return true
 }
 
-module.exports = { TREE_VAR, LAUNCH_VAR, homeId, treeTag, newLaunchTag, launchOwner, parseTreeTag, tagsOfEnviron, matches }
+module.exports = { TREE_VAR, LAUNCH_VAR, UNTRACKED_VAR, homeId, treeTag, newLaunchTag, launchOwner, parseTreeTag, tagsOfEnviron, matches }

@@ -122,12 +122,15 @@ test('xpm kill after a daemon crash ends the orphaned apps and their children, r
   process.kill(daemon, 'SIGKILL')
   await waitFor(() => !running(daemon), { message: 'the daemon to die' })
   assert.equal(alive(pids).length, 4, 'the apps run on, orphaned')
+  const pidFile = path.join(h.home, 'pids', 'a-0.pid')
+  await waitFor(() => fs.existsSync(pidFile), { message: 'the app\'s pid file' })
 
   const kill = await h.run(['kill'])
   assert.equal(kill.code, 0, kill.stderr)
   assert.match(kill.stdout, /no daemon running/)
   assert.match(kill.stdout, /ended 4 process\(es\)/)
   assert.deepEqual(alive(pids).map(describeProc), [], 'the command answers once they are gone')
+  assert.equal(fs.existsSync(pidFile), false, 'no pid file names a dead pid (issue 34 §4)')
   assert.deepEqual(await h.jlist(), [], 'the next daemon restores nothing')
 })
 
@@ -173,4 +176,34 @@ test('xpm update says the truth when the daemon does not answer: a stopped daemo
   assert.match(crashed.stdout, /no daemon running, but 2 process\(es\) of its apps still run \(the daemon crashed\)/)
   await waitFor(async () => (await h.jlist()).some((p) => p.status === 'online' && !pids.includes(p.pid)), { timeout: 15000, message: 'the app restored by the new daemon' })
   assert.deepEqual(alive(pids).map(describeProc), [], 'the old processes are gone')
+})
+
+// Issue 34 §4: the opt-out travels with what the app started (XPM_UNTRACKED in their environment).
+test('treekill: false: what the app started outlives its delete, the next xpm kill and a daemon crash\'s recovery', async (t) => {
+  const h = createHome(t)
+  const file = path.join(h.home, 'keep.pids')
+  t.after(() => killAll(linesOf(file).map(([, pid]) => pid)))
+  fs.writeFileSync(path.join(h.home, 'eco.config.js'), `module.exports = { apps: [{ name: 'keep', script: ${JSON.stringify(fixture('tree-app.js'))},
+    treekill: false, kill_timeout: ${KILL_TIMEOUT}, env: { TREE_PIDS: ${JSON.stringify(file)}, TREE_KINDS: 'idle,daemon' } }] }`)
+  const res = await h.run(['start', path.join(h.home, 'eco.config.js')])
+  assert.equal(res.code, 0, res.stderr)
+  const children = () => linesOf(file).filter(([role]) => role !== 'app').map(([, pid]) => pid)
+  await waitFor(() => children().length === 2, { timeout: 15000, message: 'the app\'s two children' })
+  const kept = children()
+  const del = await h.run(['delete', 'keep'])
+  assert.equal(del.code, 0, del.stderr)
+  assert.deepEqual(alive(kept), kept.slice().sort((a, b) => a - b), 'the children outlive the delete')
+
+  // a crash of the daemon, then a command: the next daemon's recovery sweeps the home's tag
+  const other = await h.run(['start', fixture('idle.js'), '--name', 'other'])
+  assert.equal(other.code, 0, other.stderr)
+  const daemon = h.daemonPid()
+  process.kill(daemon, 'SIGKILL')
+  await waitFor(() => !running(daemon), { message: 'the daemon to die' })
+  await waitFor(async () => (await h.jlist()).some((p) => p.name === 'other' && p.status === 'online'), { timeout: 20000, message: 'the recovered daemon' })
+  assert.deepEqual(alive(kept), kept.slice().sort((a, b) => a - b), 'the children outlive a crash recovery')
+
+  const kill = await h.run(['kill'])
+  assert.equal(kill.code, 0, kill.stderr)
+  assert.deepEqual(alive(kept), kept.slice().sort((a, b) => a - b), 'the children outlive xpm kill')
 })

@@ -4,6 +4,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
+const { spawnSync } = require('node:child_process')
 const { loadEcosystem, isEcosystemFile, resolveStart } = require('../../lib/shared/config')
 const { tempDir } = require('../helpers/tmp')
 
@@ -157,4 +158,19 @@ test('--env production reads deploy.production.env under the app\'s env and env_
   const [plain] = (await resolveStart({ target: path.join(dir, 'env-ecosystem.json'), env })).specs
   assert.equal(plain.env.TEST_VARIABLE, undefined, 'only with --env')
   await assert.rejects(resolveStart({ target: path.join(dir, 'env-ecosystem.json'), env, envName: 'staging' }), { code: 'XPM_ERR_BAD_ARGUMENT' })
+})
+
+// Issue 34 §4: nothing an expression .json file does outlives the time limit
+test('a .json expression whose promise callback never ends fails in time instead of hanging the CLI', async () => {
+  const dir = tempDir('xpm-jsloop-')
+  fs.writeFileSync(path.join(dir, 'echo.js'), '')
+  const file = path.join(dir, 'loop.json')
+  fs.writeFileSync(file, '(Promise.resolve().then(() => { while (true) {} }), [{ name: "echo", script: "./echo.js" }])\n')
+  // in a child: on the old code the loop runs in the loader's own process, for ever
+  const code = `require(${JSON.stringify(path.join(__dirname, '..', '..', 'lib', 'shared', 'config'))}).resolveStart({ target: ${JSON.stringify(file)} })
+    .then(() => console.log('loaded'), (err) => console.log(err.code + ' ' + err.message))`
+  const t0 = Date.now()
+  const r = spawnSync(process.execPath, ['-e', code], { encoding: 'utf8', timeout: 20000, killSignal: 'SIGKILL' })
+  assert.notEqual(r.signal, 'SIGKILL', `the loader hung (${Date.now() - t0} ms)`)
+  assert.match(r.stdout, /^XPM_ERR_CONFIG_LOAD .*did not finish within 1000 ms/)
 })

@@ -103,3 +103,17 @@ test('why in words: every cause, and an empty journal', () => {
   assert.match(lastEventLine({ ...base, event: 'restart', cause: { kind: 'cron' } }, { now: base.at }), /^restarted: its cron_restart schedule \(\d\d:04:05, pid 7\)$/)
   assert.deepEqual([duration(12), duration(1500), duration(90_000), duration(90_000_000)], ['12 ms', '1.5 s', '1m 30s', '1d 1h'])
 })
+
+// Issue 34 §4: a "; " inside a cause (an exec probe's command) is not a policy's give-up
+test('why keeps a cause whole when it holds "; ", and splits only a give-up tail', () => {
+  const { classify } = require('../../daemon/journal/causes')
+  const probe = classify('liveness: exec "sleep 0.1; exit 3": exit code 3')
+  assert.deepEqual(probe, { kind: 'liveness', detail: 'exec "sleep 0.1; exit 3": exit code 3' })
+  const say = (cause) => renderWhy([{ event: 'exit', app: 'w', instance: 0, id: 0, pid: 9, at: 0, code: null, signal: 'SIGTERM', cause: { by: 'xpm', ...cause }, ranMs: 5, role: 'current', next: 'restart', delay: 0 }], { now: 0 })
+  assert.match(say(probe), /its liveness probe failed: exec "sleep 0\.1; exit 3": exit code 3/)
+  assert.doesNotMatch(say(probe), /gave up/)
+  const gaveUp = classify('liveness: exec "a; b": exit code 1; 17 memory restarts within 1m (max_restarts 16)')
+  assert.deepEqual(gaveUp, { kind: 'liveness', detail: 'exec "a; b": exit code 1', gaveUp: '17 memory restarts within 1m (max_restarts 16)' })
+  assert.deepEqual(classify('memory (93M > 80M); 3 memory restarts in a row, each less than min_uptime (1s) after its start (max_restarts 2)'),
+    { kind: 'memory', detail: 'memory (93M > 80M)', gaveUp: '3 memory restarts in a row, each less than min_uptime (1s) after its start (max_restarts 2)' })
+})

@@ -29,10 +29,13 @@ test('a launch tag is new for every launch and names the daemon that made it', (
 
 test('environ parsing finds both tags among NUL-separated entries, and nothing in a look-alike', () => {
   const tree = treeTag('/h', 'web', 0)
-  assert.deepEqual(tagsOfEnviron(`PATH=/bin\0${TREE_VAR}=${tree}\0${LAUNCH_VAR}=1-ab\0`), { tree, launch: '1-ab' })
-  assert.deepEqual(tagsOfEnviron(`${LAUNCH_VAR}=9-cd`), { tree: null, launch: '9-cd' })
-  assert.deepEqual(tagsOfEnviron(`NOT_${TREE_VAR}=x\0MY${LAUNCH_VAR}=y\0`), { tree: null, launch: null })
-  assert.deepEqual(tagsOfEnviron(''), { tree: null, launch: null })
+  assert.deepEqual(tagsOfEnviron(`PATH=/bin\0${TREE_VAR}=${tree}\0${LAUNCH_VAR}=1-ab\0`), { tree, launch: '1-ab', untracked: false })
+  assert.deepEqual(tagsOfEnviron(`${LAUNCH_VAR}=9-cd`), { tree: null, launch: '9-cd', untracked: false })
+  assert.deepEqual(tagsOfEnviron(`NOT_${TREE_VAR}=x\0MY${LAUNCH_VAR}=y\0`), { tree: null, launch: null, untracked: false })
+  assert.deepEqual(tagsOfEnviron(''), { tree: null, launch: null, untracked: false })
+  // a treekill: false tree's mark
+  assert.deepEqual(tagsOfEnviron(`${TREE_VAR}=${tree}\0XPM_UNTRACKED=1\0`), { tree, launch: null, untracked: true })
+  assert.equal(tagsOfEnviron('XPM_UNTRACKED=10\0').untracked, false)
 })
 
 test('matching: by home, app, instance, one instance\'s tree tag, or one launch', () => {

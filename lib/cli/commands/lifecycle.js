@@ -1,6 +1,7 @@
 'use strict'
 
 const { XpmError } = require('../../shared/errors')
+const { withoutInternals } = require('../../shared/internal-env')
 
 // stop | restart | reload | delete | startOrRestart | startOrReload | startOrGracefulReload.
 // Targets: app names, process ids, namespaces, scripts, `all`, regular expressions (/^api-/) and
@@ -128,7 +129,7 @@ async function specsOfTargets (client, expanded, { changes, opts, io, skip }) {
     if (seen.has(spec.name)) continue
     seen.add(spec.name)
     const s = changes ? applyChanges(spec, changes) : spec
-    specs.push(opts.updateEnv ? { ...s, env: { ...io.env } } : s)
+    specs.push(opts.updateEnv ? { ...s, env: withoutInternals(io.env) } : s)
   }
   return specs
 }
@@ -213,7 +214,7 @@ async function renameApp (client, method, expanded, newName, changes, opts, onPr
   const apps = unique(shown.map((p) => p.name))
   if (apps.length !== 1) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--name renames one app; ${expanded.join(', ')} names ${apps.length} (${apps.join(', ')})`)
   let spec = { ...applyChanges(shown[0].spec, changes || {}), name: newName }
-  if (opts.updateEnv) spec = { ...spec, env: { ...io.env } }
+  if (opts.updateEnv) spec = { ...spec, env: withoutInternals(io.env) }
   if (method === 'reload') say('[xpm] renaming restarts the app: its processes cannot keep serving under the old name\n')
   const done = await waitFor([longRequest(client, 'restart', { target: wire(expanded), specs: [spec], rename: newName }, { onProgress })], expanded, io)
   if (!done) return

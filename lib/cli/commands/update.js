@@ -16,6 +16,10 @@ async function update (ctx) {
   // the new daemon would be refused a mistyped XPM_METRICS after the old one stopped the apps
   require('../../shared/metrics-address').parseMetricsAddress(ctx.io.env.XPM_METRICS, { from: 'XPM_METRICS' })
   const paths = ctx.io.paths()
+  const detached = require('../update-detached')
+  const app = detached.appAround(paths.home, ctx.io.env)
+  if (app !== null) return detached.updateDetached(ctx, paths, app)
+  await detached.untilDetached(ctx.io.env)
   let old = null
   await refuseUnresponsive(paths)
   try {
@@ -68,7 +72,7 @@ async function update (ctx) {
 async function noDaemonAnswers (paths, version, io) {
   await refuseUnresponsive(paths, { any: true })
   const { findTagged } = require('../../shared/tag-scan')
-  const orphans = await findTagged({ home: paths.home })
+  const orphans = (await findTagged({ home: paths.home })).filter((p) => !p.untracked)
   if (!orphans.length) {
     io.stdout.write(`[xpm] no daemon running and no app process left: nothing to update; the next command starts version ${version}\n`)
     return

@@ -56,7 +56,8 @@ function typescriptNeeds (ext) {
 // comments, unquoted keys and trailing commas, which JSON5 reads (the json5 package) without
 // running code. Only a file that is neither is read as PM2 reads it, as one JavaScript
 // expression (`script: ["a", "b"].join("")`), with a notice: in a context of its own, without
-// require or process (not a sandbox: the file is the user's own, as a .js file would be).
+// require or process (not a sandbox: the file is the user's own, as a .js file would be), in a
+// Node process of its own killed at the time limit (evaluate-expression.js).
 function readJson (file, notices) {
   let text
   try { text = fs.readFileSync(file, 'utf8') } catch (err) { throw loadError(file, `could not be read: ${err.code}`, err) }
@@ -66,20 +67,12 @@ function readJson (file, notices) {
     try {
       return require('json5').parse(text)
     } catch (err) {
-      const value = evaluateAsPm2(text, file)
+      const { value, timedOut } = require('./evaluate-expression').evaluateExpression(text, file)
+      if (timedOut) throw loadError(file, `is not JSON nor JSON5, and read as a JavaScript expression it did not finish within ${timedOut} ms (promise callbacks included)`, err)
       if (value === undefined) throw loadError(file, `is not valid JSON, JSON5 or a JavaScript expression: ${err.message}`, err)
       notices.push({ app: null, key: path.basename(file), message: 'not JSON: read as a JavaScript expression, as PM2 reads .json files; rename it .js to say so' })
       return value
     }
-  }
-}
-
-function evaluateAsPm2 (text, file) {
-  try {
-    const value = require('node:vm').runInNewContext(`(${text}\n)`, Object.create(null), { filename: file, timeout: 1000 })
-    return JSON.parse(JSON.stringify(value)) // plain objects of this realm (functions dropped)
-  } catch {
-    return undefined
   }
 }
 

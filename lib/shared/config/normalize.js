@@ -10,6 +10,7 @@ const { MAX_INSTANCES } = require('./limits')
 const { processCpus } = require('../cpus')
 const { DEV_NULL, TYPES, INVALID } = require('./types')
 const { parseAppOptions, checkName, throwProblems, checkAppObject } = require('./validate')
+const { withoutInternals } = require('../internal-env')
 const { reusePortProblem } = require('./validate-spec')
 const { resolveScript, isNodeRuntime, clusterInterpreter, normalizeInterpreter, defaultName } = require('./script')
 const { resolveUser, privilegeProblem } = require('./users')
@@ -187,9 +188,10 @@ function execModeFor (values, run, where) {
   return mode
 }
 
-// Later sources win: the CLI's environment (less what filter_env leaves out), env, port,
-// env_file, env_<name>.
-function buildEnv (baseEnv, values, own) {
+// Later sources win: the CLI's environment (less xpm's own per-process variables and what
+// filter_env leaves out), env, port, env_file, env_<name>.
+function buildEnv (cliEnv, values, own) {
+  const baseEnv = withoutInternals(cliEnv)
   const filter = values.filter_env
   const inherited = filter === true
     ? {}
