@@ -82,7 +82,7 @@ test('causes: the reasons the model and the policies use, in kinds', () => {
   assert.deepEqual(classify('heap (1612.0M > 1.5G)'), { kind: 'heap', detail: 'heap (1612.0M > 1.5G)' })
   assert.deepEqual(classify('crash (exit code 1)'), { kind: 'crash', detail: 'exit code 1' })
   assert.deepEqual(classify('rolled back (watch: a.js)'), { kind: 'rollback', detail: 'watch: a.js' })
-  assert.deepEqual(classify('memory (90.0M > 80M); 17 memory restarts in a row'), { kind: 'memory', detail: 'memory (90.0M > 80M)', gaveUp: '17 memory restarts in a row' })
+  assert.deepEqual(classify('memory (90.0M > 80M); 17 memory restarts in a row, each less than min_uptime (1s) after its start (max_restarts 16)'), { kind: 'memory', detail: 'memory (90.0M > 80M)', gaveUp: '17 memory restarts in a row, each less than min_uptime (1s) after its start (max_restarts 16)' })
   assert.deepEqual(classify(null), { kind: 'xpm', detail: null })
   assert.deepEqual(classify('something new'), { kind: 'other', detail: 'something new' })
 })
