@@ -21,6 +21,8 @@
 // readiness waits for it, daemon/launchers/cluster.js). And cluster's disconnect closes only the
 // servers it handed out: the agent closes these itself when the daemon disconnects the worker
 // (a reload or a stop), so in-flight requests finish and the worker exits as usual.
+const { listenAddress } = require('./socket-handover')
+
 const CLUSTER_DISCONNECT = (msg) => msg !== null && typeof msg === 'object' && msg.cmd === 'NODE_CLUSTER' && msg.act === 'disconnect'
 
 // Node has `reusePort` for net.Server#listen from 22.12 on the 22 line and from 23.1 on.
@@ -46,14 +48,16 @@ function withReusePort (args, normalizeArgs) {
   return callback ? [out, callback] : [out]
 }
 
-function listenWithReusePort ({ send, inherit = null, proc = process } = {}) {
+// servers: each server listened here → the address its listen asked for (listenAddress() of
+// socket-handover.js, null for no host), by which the worker replacing this one is handed it.
+function listenWithReusePort ({ send, inherit = null, resolveAddress = listenAddress, proc = process } = {}) {
   const net = require('node:net')
-  const servers = new Set()
+  const servers = new Map()
   const listen = net.Server.prototype.listen
   net.Server.prototype.listen = function listenReusePort (...args) {
     const changed = withReusePort(args, net._normalizeArgs)
     if (!changed) return listen.apply(this, args)
-    servers.add(this)
+    servers.set(this, null)
     this.once('close', () => servers.delete(this))
     this.once('listening', () => send({ 'xpm:agent': 'listening', address: this.address() }))
     const [options, callback] = changed
@@ -62,13 +66,16 @@ function listenWithReusePort ({ send, inherit = null, proc = process } = {}) {
     // A replacement first asks for the socket of the worker it replaces (socket-handover.js);
     // listen() is asynchronous in a cluster worker anyway (through the primary by default).
     if (callback) this.once('listening', callback)
-    inherit(port).then((handle) => {
+    resolveAddress(options.host).then((address) => {
+      if (servers.has(this)) servers.set(this, address)
+      return inherit(port, address)
+    }).then((handle) => {
       if (handle) listen.call(this, handle, ...(options.backlog ? [options.backlog] : []))
       else listen.call(this, options)
     })
     return this
   }
-  const closeAll = () => Promise.all([...servers].filter((s) => s.listening).map((s) => new Promise((resolve) => s.close(resolve))))
+  const closeAll = () => Promise.all([...servers.keys()].filter((s) => s.listening).map((s) => new Promise((resolve) => s.close(resolve))))
   // Cluster's disconnect closes the servers it handed out and only then disconnects the channel,
   // which the daemon takes as "released" before it sends the stop signal. Its own servers being
   // unknown to it, it would disconnect at once, and the signal would cut their in-flight
