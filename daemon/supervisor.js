@@ -3,6 +3,7 @@
 const { EventBus } = require('./event-bus')
 const { XpmError } = require('../lib/shared/errors')
 const { App } = require('./model/app')
+const { refuseModeChangeOnReload } = require('./model/listen-mode')
 const { Ids } = require('./model/ids')
 const { ForkPacer } = require('./model/fork-pacer')
 const { DeleteWaits } = require('./delete-waits')
@@ -236,6 +237,7 @@ class Supervisor extends EventBus {
   // One reload job per app, all apps at once. specs: new specs by name (from an ecosystem file
   // or --update-env). Throws XPM_ERR_RELOAD_FAILED when a replacement failed in some app.
   async reload (target, { specs = null, onStep = () => {}, reason = 'reload', coalesce = null } = {}) {
+    refuseModeChangeOnReload(this.apps, specs) // before anything changes (model/listen-mode.js)
     const step = (event) => {
       this.logger?.info({ event: 'reload', ...event }, `reload ${event.app}: ${event.type}`)
       onStep(event)

@@ -61,3 +61,45 @@ test('reuse_port: a reload that changes the listen address (127.0.0.1 → 127.0.
   assert.equal((await h.run(['reload', 'api'])).code, 0)
   assert.deepEqual(listenersOn(port), moved, 'the same address: the sockets are handed over')
 })
+
+// Requests until each of `pids` has answered; returns each one's environment.
+async function envOf (port, pids) {
+  const seen = new Map()
+  await waitFor(async () => {
+    const res = await get('127.0.0.1', port)
+    seen.set(res.json.pid, res.json.env)
+    return pids.every((p) => seen.has(p))
+  }, { message: `answers from ${pids.join(', ')}` })
+  return pids.map((p) => seen.get(p))
+}
+
+for (const [from, to] of [[false, true], [true, false]]) {
+  test(`turning reuse_port ${to ? 'on' : 'off'}: a reload is refused before anything changes (XPM_ERR_RELOAD_MODE_CHANGE, exit 2; a crashed worker comes back in the old mode), a restart applies it`, { skip: unsupported }, async (t) => {
+    const h = createHome(t)
+    const port = await freePort()
+    const file = ecosystem(h, { port, reusePort: from })
+    assert.equal((await h.run(['start', file])).code, 0)
+    const before = (await h.jlist()).map((p) => p.pid)
+
+    ecosystem(h, { port, reusePort: to })
+    const reload = await h.run(['reload', file])
+    assert.equal(reload.code, 2, reload.stdout + reload.stderr)
+    assert.match(reload.stderr, /Reload of api refused: its new spec turns reuse_port (on|off).*nothing was changed.*\[XPM_ERR_RELOAD_MODE_CHANGE\]/s)
+    assert.deepEqual((await h.jlist()).map((p) => p.pid), before, 'no worker was replaced')
+    process.kill(before[0], 'SIGKILL')
+    const [again] = await waitFor(async () => {
+      const list = await h.jlist()
+      return list[0].status === 'online' && list[0].pid !== before[0] && list.map((p) => p.pid)
+    }, { message: 'api[0] restarted after its crash' })
+    const [env] = await envOf(port, [again])
+    assert.equal(env.XPM_REUSE_PORT, from ? '1' : undefined, 'the crashed worker came back in the mode the app runs in')
+
+    const restart = await h.run(['restart', file])
+    assert.equal(restart.code, 0, restart.stdout + restart.stderr)
+    const after = (await h.jlist())
+    assert.ok(after.every((p) => p.status === 'online' && !before.includes(p.pid) && p.pid !== again), JSON.stringify(after))
+    for (const e of await envOf(port, after.map((p) => p.pid))) assert.equal(e.XPM_REUSE_PORT, to ? '1' : undefined)
+    // reuse_port: one socket per worker; round-robin: the daemon's one
+    await waitFor(() => listenersOn(port).length === (to ? 2 : 1), { message: `${to ? 2 : 1} listening sockets` })
+  })
+}
