@@ -9,7 +9,8 @@
 // gets `reusePort: true`. Node (≥ 22.12, 23.1) then listens with `exclusive: true`, its own
 // socket, and cluster's round-robin is never asked (lib/net.js, Server.prototype.listen). Left
 // alone: port 0 (each worker would get a different port, where cluster gives them one shared
-// port), Unix sockets, fds and handles, and a listen that already says reusePort or exclusive.
+// port), Unix sockets, fds and handles, and a listen that says reusePort: false or exclusive:
+// false (the app chose); one that says exclusive: true or reusePort: true is taken as ours.
 //
 // A reload's replacement does not open a socket of its own: it listens on the socket of the worker
 // it replaces, which the daemon asks that worker for and hands over (`inherit`,
@@ -36,7 +37,11 @@ function withReusePort (args, normalizeArgs) {
   const [options, callback] = normalizeArgs(args)
   if (options === null || typeof options !== 'object') return null
   if (options.path !== undefined || options.fd !== undefined || options.handle || options._handle) return null
-  if (options.reusePort !== undefined || options.exclusive !== undefined) return null
+  // reusePort: false, or exclusive: false without reusePort: the app chose; through the primary
+  // (or, with exclusive: true and reusePort: false, its own socket without SO_REUSEPORT).
+  // exclusive: true alone asks for a socket of the worker's own, which reusePort gives too, and
+  // lets the other instances have theirs (without it, the second one fails with EADDRINUSE).
+  if (options.reusePort === false || (options.exclusive === false && options.reusePort !== true)) return null
   if (typeof options.port !== 'number' && typeof options.port !== 'string') return null
   if (Number(options.port) === 0) return null
   const out = { ...options, reusePort: true }

@@ -103,3 +103,17 @@ for (const [from, to] of [[false, true], [true, false]]) {
     await waitFor(() => listenersOn(port).length === (to ? 2 : 1), { message: `${to ? 2 : 1} listening sockets` })
   })
 }
+
+test('reuse_port: an app whose listen() sets exclusive: true runs 2 instances, each on a socket of its own, and a reload hands them over (no EADDRINUSE crash loop)', { skip: unsupported }, async (t) => {
+  const h = createHome(t)
+  const port = await freePort()
+  const file = ecosystem(h, { port, env: { LISTEN_EXCLUSIVE: '1' } })
+  const start = await h.run(['start', file])
+  assert.equal(start.code, 0, start.stdout + start.stderr)
+  const list = await h.jlist()
+  assert.deepEqual(list.map((p) => [p.status, p.restarts]), [['online', 0], ['online', 0]])
+  const two = await waitFor(() => listenersOn(port).length === 2 && listenersOn(port), { message: '2 listening sockets' })
+  await envOf(port, list.map((p) => p.pid))
+  assert.equal((await h.run(['reload', 'api'])).code, 0)
+  assert.deepEqual(listenersOn(port), two)
+})
