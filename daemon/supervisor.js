@@ -4,6 +4,7 @@ const { EventBus } = require('./event-bus')
 const { XpmError } = require('../lib/shared/errors')
 const { App } = require('./model/app')
 const { refuseModeChangeOnReload } = require('./model/listen-mode')
+const { PortClaims } = require('./model/port-claims')
 const { Ids } = require('./model/ids')
 const { ForkPacer } = require('./model/fork-pacer')
 const { DeleteWaits } = require('./delete-waits')
@@ -47,6 +48,7 @@ class Supervisor extends EventBus {
       launcherFor: (spec) => this.launcherFor(spec),
       prober, // runs readiness probes for the instances' start-up gate (daemon/health)
       forkPacer: new ForkPacer(),
+      ports: new PortClaims(), // which app listens where: a second app on a port is refused
       closing: () => this.closing,
       forget: (app) => this.forget(app),
       // a restart, reload or scale of an app whose start failed on a dependency waits for it
