@@ -20,6 +20,7 @@ for (const mode of ['round-robin', 'reuse_port']) {
     const b = await h.run(['start', fixture('echo-http.js'), '-i', '2', '--name', 'b', ...flags], { env: { PORT: String(port) } })
     assert.equal(b.code, 1, b.stdout + b.stderr)
     assert.match(b.stderr, new RegExp(`listened on port ${port}, where app "a" listens already \\(a\\[\\d\\], pid \\d+\\)`))
+    assert.match(b.stderr, /two apps on one port would split its connections between them; see `xpm logs b` \[XPM_ERR_PORT_TAKEN\]/)
     const list = await h.jlist()
     assert.deepEqual(list.map((p) => [p.name, p.status]), [['a', 'online'], ['a', 'online'], ['b', 'errored'], ['b', 'errored']])
     const show = await h.run(['show', 'b'])
