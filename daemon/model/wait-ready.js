@@ -67,7 +67,7 @@ function waitUntilReady (handle, { waitReady = false, expectListen = false, list
     }
     // a worker that listened where another app does is being stopped (port-claims.js): its exit says so
     const onListening = (address) => { if (!waitReady && !handle.portTaken) done({ by: 'listening', address }) }
-    const onMessage = (msg) => { if (waitReady && msg === 'ready') done({ by: 'ready' }) }
+    const onMessage = (msg) => { if (waitReady && msg === 'ready' && !handle.portTaken) done({ by: 'ready' }) }
     const onBooted = () => {
       if (waitReady || expectListen || handle.portTaken) return
       if (handle.reportsBoot) return done({ by: 'booted' })
