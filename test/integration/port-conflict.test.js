@@ -4,6 +4,8 @@
 // "Two apps on one port"): the second is refused, naming the first.
 const test = require('node:test')
 const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
 const { createHome, freePort, httpGet, fixture } = require('../helpers/xpm')
 const { nodeHasReusePort } = require('../../lib/agent/reuse-port')
 
@@ -28,3 +30,24 @@ for (const mode of ['round-robin', 'reuse_port']) {
     for (let i = 0; i < 12; i++) assert.ok(first.includes((await httpGet(port)).json.pid), 'answered by app a')
   })
 }
+
+test('a reload whose new spec moves an app onto another app\'s port is refused at the replacement: the reload fails naming that app, and the old workers keep serving', async (t) => {
+  const h = createHome(t)
+  const [portA, portB] = [await freePort(), await freePort()]
+  assert.equal((await h.run(['start', fixture('echo-http.js'), '-i', '2', '--name', 'a'], { env: { PORT: String(portA) } })).code, 0)
+  const dir = path.join(h.home, 'app')
+  fs.mkdirSync(dir)
+  const file = path.join(dir, 'ecosystem.config.js')
+  const write = (port) => fs.writeFileSync(file, `module.exports = ${JSON.stringify({ apps: [{ name: 'b', script: fixture('echo-http.js'), instances: 1, exec_mode: 'cluster', env: { PORT: String(port) } }] })}\n`)
+  write(portB)
+  assert.equal((await h.run(['start', file])).code, 0)
+  const [old] = (await h.jlist()).filter((p) => p.name === 'b').map((p) => p.pid)
+  write(portA)
+  const reload = await h.run(['reload', file])
+  assert.equal(reload.code, 1, reload.stdout + reload.stderr)
+  assert.match(reload.stderr, new RegExp(`Reload of b stopped: the replacement of b\\[0\\] \\(pid \\d+\\) listened on port ${portA}, where app "a" listens already.*the old worker keeps serving \\[XPM_ERR_RELOAD_FAILED\\]`))
+  assert.equal((await httpGet(portB)).json.pid, old)
+  const list = await h.jlist()
+  assert.deepEqual(list.map((p) => [p.name, p.status]), [['a', 'online'], ['a', 'online'], ['b', 'online']])
+  for (let i = 0; i < 6; i++) assert.ok(list.filter((p) => p.name === 'a').map((p) => p.pid).includes((await httpGet(portA)).json.pid))
+})
