@@ -26,3 +26,24 @@ test('a reload that would turn reuse_port on or off for an app with processes is
   assert.doesNotThrow(() => refuseModeChangeOnReload(apps, [{ name: 'idle', reusePort: true }, { name: 'new', reusePort: true }, { name: 'web', reusePort: true }]))
   assert.doesNotThrow(() => refuseModeChangeOnReload(apps, null))
 })
+
+test('a restart that turns reuse_port on stops every process of the app before any starts, and counts a restart for each', async () => {
+  const { Supervisor } = require('../../daemon/supervisor')
+  const { fakeLauncher, fakeSpec } = require('../helpers/fake-launcher')
+  const fake = fakeLauncher()
+  const sup = new Supervisor({ launcher: fake.launcherFor })
+  const spec = (extra) => fakeSpec('api', { instances: 2, execMode: 'cluster', ...extra })
+  await sup.start([spec()])
+  const [first, slow] = fake.launched
+  // the second worker takes a while to let go (in-flight requests)
+  slow.signal = (sig) => { setTimeout(() => slow.markExited(null, sig), 100); return true }
+  let launchedWhenSlowExited = null
+  slow.once('exit', () => { launchedWhenSlowExited = fake.launched.length })
+  const result = await sup.restart('api', { specs: [spec({ reusePort: true })] })
+  assert.deepEqual(result.failures, [])
+  assert.ok(first.exited && slow.exited)
+  assert.equal(launchedWhenSlowExited, 2, 'no worker of the new mode started beside one of the old')
+  assert.equal(fake.live().length, 2)
+  assert.ok(fake.live().every((h) => h.spec.reusePort === true))
+  assert.deepEqual(sup.list().map((p) => [p.status, p.restarts]), [['online', 1], ['online', 1]])
+})
