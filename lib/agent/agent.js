@@ -62,7 +62,7 @@ function startAgent () {
   // or a failed listen() has already ended the process): the daemon counts the app as started.
   // Its listens started then are waited for first (first-listens.js).
   setImmediate(() => firstListens.settled().then(() => {
-    ipc.send({ 'xpm:agent': 'booted' })
+    ipc.sendOnce({ 'xpm:agent': 'booted' }) // never dropped: readiness may wait for it
     agent.metrics?.booted()
   }))
   return agent
