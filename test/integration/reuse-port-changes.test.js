@@ -117,3 +117,12 @@ test('reuse_port: an app whose listen() sets exclusive: true runs 2 instances, e
   assert.equal((await h.run(['reload', 'api'])).code, 0)
   assert.deepEqual(listenersOn(port), two)
 })
+
+test('without reuse_port (round-robin) a listen() with exclusive: true binds in each worker, as Node\'s cluster does: the second instance fails with EADDRINUSE (docs/reload.md)', async (t) => {
+  const h = createHome(t)
+  const port = await freePort()
+  const file = ecosystem(h, { port, reusePort: false, env: { LISTEN_EXCLUSIVE: '1' } })
+  const start = await h.run(['start', file])
+  assert.equal(start.code, 1, start.stdout + start.stderr)
+  assert.match(start.stderr, /EADDRINUSE/)
+})
