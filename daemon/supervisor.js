@@ -3,6 +3,8 @@
 const { EventBus } = require('./event-bus')
 const { XpmError } = require('../lib/shared/errors')
 const { App } = require('./model/app')
+const { refuseModeChangeOnReload } = require('./model/listen-mode')
+const { PortClaims } = require('./model/port-claims')
 const { Ids } = require('./model/ids')
 const { ForkPacer } = require('./model/fork-pacer')
 const { DeleteWaits } = require('./delete-waits')
@@ -46,6 +48,7 @@ class Supervisor extends EventBus {
       launcherFor: (spec) => this.launcherFor(spec),
       prober, // runs readiness probes for the instances' start-up gate (daemon/health)
       forkPacer: new ForkPacer(),
+      ports: new PortClaims(), // which app listens where: a second app on a port is refused
       closing: () => this.closing,
       forget: (app) => this.forget(app),
       // a restart, reload or scale of an app whose start failed on a dependency waits for it
@@ -239,6 +242,7 @@ class Supervisor extends EventBus {
   // One reload job per app, all apps at once. specs: new specs by name (from an ecosystem file
   // or --update-env). Throws XPM_ERR_RELOAD_FAILED when a replacement failed in some app.
   async reload (target, { specs = null, onStep = () => {}, reason = 'reload', coalesce = null } = {}) {
+    refuseModeChangeOnReload(this.apps, specs) // before anything changes (model/listen-mode.js)
     const step = (event) => {
       this.logger?.info({ event: 'reload', ...event }, `reload ${event.app}: ${event.type}`)
       onStep(event)

@@ -4,6 +4,7 @@ const { bad, target } = require('./params')
 const { inTurn } = require('./in-turn')
 const { checkCapacity } = require('../check-specs')
 const { STATUS } = require('../model/process-state')
+const { refuseModeChangeOnReload } = require('../model/listen-mode')
 
 // What the CLI waits for a reload (a reload has no expected duration; the CLI waited this long
 // for its own `reload` request before this one existed).
@@ -40,6 +41,7 @@ function run (supervisor, conn, { specs, targetSpecs, mode, others }) {
   const known = []
   for (const spec of specs) (startsAnew(supervisor.apps.get(spec.name), mode) ? toStart : known).push(spec)
   checkCapacity(toStart, new Set(supervisor.apps.keys()))
+  if (mode === 'reload') refuseModeChangeOnReload(supervisor.apps, [...known, ...targetSpecs]) // nothing starts either
   const names = [...new Set([...known.map((s) => s.name), ...others])]
   const seen = new Set(known.map((s) => s.name))
   const newSpecs = [...known, ...targetSpecs.filter((s) => !seen.has(s.name))]

@@ -20,10 +20,11 @@ class ClusterHandle extends ProcessHandle {
   get announcesListening () { return true }
 
   // With reuse_port the worker listens itself, the primary never hears of it: the agent says so
-  // (lib/agent/reuse-port.js), and that is the same `listening` as the primary's.
+  // (lib/agent/reuse-port.js), and that is the same `listening` as the primary's. Told before the
+  // `booted` that any agent message implies, so readiness judges the listen (port-claims.js).
   received (msg) {
-    super.received(msg)
     if (msg !== null && typeof msg === 'object' && msg['xpm:agent'] === 'listening') this.emit('listening', msg.address ?? null)
+    super.received(msg)
   }
 
   // The worker drains its keep-alive clients (drain.js), the primary stops routing new

@@ -1,8 +1,8 @@
 'use strict'
 
-// reuse_port, in the daemon: when a worker is about to listen on a port, it asks whether another
-// live worker of the same slot (app and instance number: during a reload, the worker it
-// replaces) holds a socket on that port; if so, that worker sends its listening socket's handle
+// reuse_port, in the daemon: when a worker is about to listen on an address and port, it asks
+// whether another live worker of the same slot (app and instance number: during a reload, the
+// worker it replaces) holds a socket on that address and port; if so, that worker sends its listening socket's handle
 // and the daemon passes it on, then closes its own copy. The daemon never listens on it or
 // accepts from it (a raw handle, not a server): it is only a courier, once per reload and port.
 // The worker's side, and why: lib/agent/socket-handover.js.
@@ -24,8 +24,8 @@ function send (child, message, handle) {
 
 const pending = new Map() // id → finish, for the share requests in flight
 
-// Asks `holder` for its socket on `port`; resolves the handle or null.
-function shareFrom (holder, port) {
+// Asks `holder` for its socket on `address` (null: no host) and `port`; resolves the handle or null.
+function shareFrom (holder, port, address) {
   const child = holder.child
   const id = ++lastId
   return new Promise((resolve) => {
@@ -39,7 +39,7 @@ function shareFrom (holder, port) {
     const timer = setTimeout(onGone, SHARE_TIMEOUT_MS)
     pending.set(id, finish)
     child.once('exit', onGone)
-    send(child, { cmd: 'NODE_XPM_SOCKET_SHARE', id, port }).then((sent) => { if (!sent) finish(null) })
+    send(child, { cmd: 'NODE_XPM_SOCKET_SHARE', id, port, address }).then((sent) => { if (!sent) finish(null) })
   })
 }
 
@@ -53,10 +53,12 @@ function onShared (msg, handle) {
 
 async function answer (handle, key, msg) {
   const holder = [...(slots.get(key) ?? [])].find((h) => h !== handle && !h.exited && h.hasIpc)
-  const socket = holder ? await shareFrom(holder, msg.port) : null
+  const socket = holder ? await shareFrom(holder, msg.port, msg.address ?? null) : null
   await send(handle.child, { cmd: 'NODE_XPM_SOCKET', id: msg.id }, handle.exited ? null : socket)
   socket?.close?.() // the worker holds its own copy now (or nobody needs it)
 }
+
+const asksWell = (msg) => Number.isInteger(msg.port) && (msg.address === undefined || msg.address === null || (typeof msg.address === 'string' && msg.address.length <= 256))
 
 // Called by the cluster launcher for a reuse_port worker, in the tick it is forked.
 function joinSlot (handle, appName, index) {
@@ -71,7 +73,7 @@ function joinSlot (handle, appName, index) {
   handle.child.on('internalMessage', (msg, socket) => {
     if (msg === null || typeof msg !== 'object') return
     if (msg.cmd === 'NODE_XPM_SOCKET_SHARED') onShared(msg, socket)
-    else if (msg.cmd === 'NODE_XPM_SOCKET_ASK' && Number.isInteger(msg.port)) answer(handle, key, msg).catch(() => {})
+    else if (msg.cmd === 'NODE_XPM_SOCKET_ASK' && asksWell(msg)) answer(handle, key, msg).catch(() => {})
   })
 }
 

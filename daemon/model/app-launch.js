@@ -35,7 +35,8 @@ async function launchAll (app, instances, signal, onProgress = null, start = (i)
   for (const [n, o] of outcomes.entries()) {
     if (o.status !== 'rejected') continue
     const inst = instances[n]
-    failures.push({ id: inst.id, instance: inst.index, message: o.reason.message, stderr: await app.context.lastErrorLines?.(inst) })
+    const code = o.reason.code === 'XPM_ERR_PORT_TAKEN' ? { code: o.reason.code } : {} // the CLI exits with it
+    failures.push({ id: inst.id, instance: inst.index, message: o.reason.message, ...code, stderr: await app.context.lastErrorLines?.(inst) })
   }
   return { ids: instances.map((i) => i.id), failures, finished, ...(skipped.length ? { skipped } : {}) }
 }

@@ -9,6 +9,7 @@ const { startApp } = require('./app-start')
 const { runHeldBack } = require('./held-back')
 const { reshape, NO_CHANGE, scaleApp, addCopy } = require('./app-scale')
 const { isWantedUp } = require('./predicates')
+const { listenModeChange, stopAllForModeChange } = require('./listen-mode')
 const { shuttingDown } = require('../phase')
 
 // One app: its spec, its instances and the queue of operations on them. Every command that
@@ -186,7 +187,11 @@ class App {
   // With a spec (a restart from an ecosystem file, or with changed options) the app takes it
   // first; instances it adds are started, the ones it removes stopped.
   // A restart of a stopped instance starts it (as PM2's): the targets are wanted up.
+  // A spec that turns reuse_port on or off restarts every instance that runs, all stopped first
+  // (listen-mode.js).
   restart (instances = this.kept, { reason = 'manual', onProgress = null, spec = null } = {}) {
+    const modeChange = spec ? listenModeChange(this.desiredSpec, spec) : null
+    if (modeChange) instances = [...new Set([...instances, ...this.kept.filter((i) => isWantedUp(i) && i.processes().length)])]
     instances = instances.filter((i) => !i.removing)
     this.want(instances, true)
     const { added, retired } = spec ? this.reshape({ spec, wantAdded: this.running }) : NO_CHANGE
@@ -194,6 +199,8 @@ class App {
       await retired
       signal.throwIfAborted()
       this.adoptSpec()
+      if (modeChange) await stopAllForModeChange(this, reason)
+      signal.throwIfAborted()
       const targets = instances.filter((i) => this.instances.includes(i) && !i.removing)
       const restarted = await this.launchAll(targets, signal, onProgress, (i) => i.restart(reason, signal))
       const fresh = added.filter((i) => i.wanted && this.instances.includes(i))

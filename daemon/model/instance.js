@@ -10,6 +10,7 @@ const { SPEC_DEFAULTS } = require('../../lib/shared/config/spec-defaults')
 const { setIntent, intentSignalOf } = require('./instance-intent')
 const { exitEvent } = require('./instance-exit')
 const { readinessOf } = require('./instance-readiness')
+const { watchListening } = require('./port-claims')
 const { replaceProcess } = require('./instance-replace')
 const { instanceJSON } = require('./instance-json')
 
@@ -120,7 +121,7 @@ class Instance {
     const handle = this.context.launcherFor(this.spec).launch(this.spec, this.env(), { index: this.index })
     handle.forkedAt = performance.now()
     this.emit('forked', { instance: this, handle }) // logs, metrics, the saved state: in this tick
-    handle.on('listening', () => this.app.markListening())
+    watchListening(this, handle) // the app listens, or another app has the port (port-claims.js)
     handle.once('exit', (exit) => this.onExit(handle, exit))
     return handle
   }

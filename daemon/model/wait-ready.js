@@ -11,7 +11,8 @@ const { passReadiness } = require('./readiness-gate')
 //                        such as `npm run build && npm start` cannot send it). Not so with a
 //                        readiness probe: xpm's probes exist to say the truth, and stay strict.
 //   expectListen:        the first `listening` event (a process that announces it, whose
-//                        predecessor listened)
+//                        predecessor listened); not one where another app listens already
+//                        (port-claims.js): that process is stopped, and fails with XPM_ERR_PORT_TAKEN
 //   otherwise:           `listening`, or `booted` (the agent saw the app's entry run its first
 //                        turn) — or, for a process without the agent, `online` plus settleMs
 // aliveIsReady: a process still running at listenTimeout that has not done the above is taken
@@ -60,13 +61,15 @@ function waitUntilReady (handle, { waitReady = false, expectListen = false, list
     const fail = (code, message, details) => { cleanup(); reject(new XpmError(code, message, { details })) }
 
     const onExit = ({ code, signal }) => {
+      if (handle.portTaken) return fail('XPM_ERR_PORT_TAKEN', `${label} ${handle.portTaken}`, { reason: 'port-taken' })
       const how = handle.spawnError ? handle.spawnError.message : signal ? `signal ${signal}` : `code ${code}`
       fail('XPM_ERR_START_FAILED', `${label} exited with ${how} before it was ready`, { reason: 'exited', code, signal })
     }
-    const onListening = (address) => { if (!waitReady) done({ by: 'listening', address }) }
-    const onMessage = (msg) => { if (waitReady && msg === 'ready') done({ by: 'ready' }) }
+    // a worker that listened where another app does is being stopped (port-claims.js): its exit says so
+    const onListening = (address) => { if (!waitReady && !handle.portTaken) done({ by: 'listening', address }) }
+    const onMessage = (msg) => { if (waitReady && msg === 'ready' && !handle.portTaken) done({ by: 'ready' }) }
     const onBooted = () => {
-      if (waitReady || expectListen) return
+      if (waitReady || expectListen || handle.portTaken) return
       if (handle.reportsBoot) return done({ by: 'booted' })
       settleTimer = setTimeout(() => done({ by: 'settled' }), settleMs)
     }

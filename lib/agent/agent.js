@@ -41,6 +41,8 @@ function startAgent () {
     agent.reusePort = require('./reuse-port').listenWithReusePort({ send: ipc.sendOnce, inherit: askForSocket })
     shareSockets(agent.reusePort.servers)
   }
+  // after reuse_port's: the app's own listen() calls are the ones tracked
+  const firstListens = require('./first-listens').trackFirstListens()
   // Exit once the daemon is gone, metrics or not: a listener, no timer (exit-on-disconnect.js).
   // The app's own process.disconnect() is not the daemon going away: then only a new parent is.
   const { onChannelClosed, exitAfterDisconnect, trackOwnDisconnect, onParentGone } = require('./exit-on-disconnect')
@@ -56,10 +58,11 @@ function startAgent () {
   if (process.env.XPM_AGENT_METRICS !== '0') agent.metrics = require('./metrics-schedule').followSchedule({ ipc })
   // After the app's entry has run its first turn (a CommonJS entry has been evaluated; a throw
   // or a failed listen() has already ended the process): the daemon counts the app as started.
-  setImmediate(() => {
-    ipc.send({ 'xpm:agent': 'booted' })
+  // Its listens started then are waited for first (first-listens.js).
+  setImmediate(() => firstListens.settled().then(() => {
+    ipc.sendOnce({ 'xpm:agent': 'booted' }) // never dropped: readiness may wait for it
     agent.metrics?.booted()
-  })
+  }))
   return agent
 }
 

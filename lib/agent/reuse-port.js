@@ -9,7 +9,8 @@
 // gets `reusePort: true`. Node (≥ 22.12, 23.1) then listens with `exclusive: true`, its own
 // socket, and cluster's round-robin is never asked (lib/net.js, Server.prototype.listen). Left
 // alone: port 0 (each worker would get a different port, where cluster gives them one shared
-// port), Unix sockets, fds and handles, and a listen that already says reusePort or exclusive.
+// port), Unix sockets, fds and handles, and a listen that says reusePort: false or exclusive:
+// false (the app chose); one that says exclusive: true or reusePort: true is taken as ours.
 //
 // A reload's replacement does not open a socket of its own: it listens on the socket of the worker
 // it replaces, which the daemon asks that worker for and hands over (`inherit`,
@@ -21,6 +22,8 @@
 // readiness waits for it, daemon/launchers/cluster.js). And cluster's disconnect closes only the
 // servers it handed out: the agent closes these itself when the daemon disconnects the worker
 // (a reload or a stop), so in-flight requests finish and the worker exits as usual.
+const { listenAddress } = require('./socket-handover')
+
 const CLUSTER_DISCONNECT = (msg) => msg !== null && typeof msg === 'object' && msg.cmd === 'NODE_CLUSTER' && msg.act === 'disconnect'
 
 // Node has `reusePort` for net.Server#listen from 22.12 on the 22 line and from 23.1 on.
@@ -34,7 +37,11 @@ function withReusePort (args, normalizeArgs) {
   const [options, callback] = normalizeArgs(args)
   if (options === null || typeof options !== 'object') return null
   if (options.path !== undefined || options.fd !== undefined || options.handle || options._handle) return null
-  if (options.reusePort !== undefined || options.exclusive !== undefined) return null
+  // reusePort: false, or exclusive: false without reusePort: the app chose; through the primary
+  // (or, with exclusive: true and reusePort: false, its own socket without SO_REUSEPORT).
+  // exclusive: true alone asks for a socket of the worker's own, which reusePort gives too, and
+  // lets the other instances have theirs (without it, the second one fails with EADDRINUSE).
+  if (options.reusePort === false || (options.exclusive === false && options.reusePort !== true)) return null
   if (typeof options.port !== 'number' && typeof options.port !== 'string') return null
   if (Number(options.port) === 0) return null
   const out = { ...options, reusePort: true }
@@ -46,14 +53,16 @@ function withReusePort (args, normalizeArgs) {
   return callback ? [out, callback] : [out]
 }
 
-function listenWithReusePort ({ send, inherit = null, proc = process } = {}) {
+// servers: each server listened here → the address its listen asked for (listenAddress() of
+// socket-handover.js, null for no host), by which the worker replacing this one is handed it.
+function listenWithReusePort ({ send, inherit = null, resolveAddress = listenAddress, proc = process } = {}) {
   const net = require('node:net')
-  const servers = new Set()
+  const servers = new Map()
   const listen = net.Server.prototype.listen
   net.Server.prototype.listen = function listenReusePort (...args) {
     const changed = withReusePort(args, net._normalizeArgs)
     if (!changed) return listen.apply(this, args)
-    servers.add(this)
+    servers.set(this, null)
     this.once('close', () => servers.delete(this))
     this.once('listening', () => send({ 'xpm:agent': 'listening', address: this.address() }))
     const [options, callback] = changed
@@ -62,13 +71,16 @@ function listenWithReusePort ({ send, inherit = null, proc = process } = {}) {
     // A replacement first asks for the socket of the worker it replaces (socket-handover.js);
     // listen() is asynchronous in a cluster worker anyway (through the primary by default).
     if (callback) this.once('listening', callback)
-    inherit(port).then((handle) => {
+    resolveAddress(options.host).then((address) => {
+      if (servers.has(this)) servers.set(this, address)
+      return inherit(port, address)
+    }).then((handle) => {
       if (handle) listen.call(this, handle, ...(options.backlog ? [options.backlog] : []))
       else listen.call(this, options)
     })
     return this
   }
-  const closeAll = () => Promise.all([...servers].filter((s) => s.listening).map((s) => new Promise((resolve) => s.close(resolve))))
+  const closeAll = () => Promise.all([...servers.keys()].filter((s) => s.listening).map((s) => new Promise((resolve) => s.close(resolve))))
   // Cluster's disconnect closes the servers it handed out and only then disconnects the channel,
   // which the daemon takes as "released" before it sends the stop signal. Its own servers being
   // unknown to it, it would disconnect at once, and the signal would cut their in-flight

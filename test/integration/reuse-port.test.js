@@ -7,6 +7,7 @@ const path = require('node:path')
 const { spawn, spawnSync } = require('node:child_process')
 const { createHome, waitFor, freePort, httpGet, fixture } = require('../helpers/xpm')
 const { nodeHasReusePort } = require('../../lib/agent/reuse-port')
+const { listenersOn } = require('../helpers/listeners')
 
 // reuse_port (docs/reload.md#reuse_port): cluster workers listen with SO_REUSEPORT themselves.
 // The daemon runs the CLI's Node (process.execPath), so these tests run where this Node has
@@ -58,30 +59,18 @@ test('reuse_port: each worker listens itself, readiness comes from the agent, an
   assert.deepEqual([...seen].sort(), [...workers].sort(), 'the kernel spreads new connections over both workers')
 })
 
-// The inodes of the listening TCP sockets on `port`, from the kernel's tables (state 0A: LISTEN).
-function listenersOn (port) {
-  const hex = port.toString(16).toUpperCase().padStart(4, '0')
-  const inodes = []
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text = ''
-    try { text = fs.readFileSync(table, 'utf8') } catch { continue }
-    for (const line of text.split('\n').slice(1)) {
-      const fields = line.trim().split(/\s+/)
-      if (fields[3] === '0A' && fields[1]?.endsWith(`:${hex}`)) inodes.push(fields[9])
-    }
-  }
-  return inodes.sort()
-}
+// The inodes of the listening TCP sockets on `port`.
+const inodesOn = (port) => listenersOn(port).map((l) => l.inode)
 
 test('reuse_port: one listening socket per worker; a reload keeps the same sockets (handed over), scale adds and removes one', { skip: unsupported }, async (t) => {
   const { h, port } = await startReusePort(t)
-  const two = await waitFor(() => listenersOn(port).length === 2 && listenersOn(port), { message: '2 listening sockets' })
+  const two = await waitFor(() => inodesOn(port).length === 2 && inodesOn(port), { message: '2 listening sockets' })
   assert.equal((await h.run(['reload', 'api'])).code, 0)
-  assert.deepEqual(listenersOn(port), two, 'the replacements listen on the sockets of the workers they replaced')
+  assert.deepEqual(inodesOn(port), two, 'the replacements listen on the sockets of the workers they replaced')
   assert.equal((await h.run(['scale', 'api', '3'])).code, 0)
-  await waitFor(() => listenersOn(port).length === 3, { message: '3 listening sockets' })
+  await waitFor(() => inodesOn(port).length === 3, { message: '3 listening sockets' })
   assert.equal((await h.run(['scale', 'api', '1'])).code, 0)
-  await waitFor(() => listenersOn(port).length === 1, { message: '1 listening socket' })
+  await waitFor(() => inodesOn(port).length === 1, { message: '1 listening socket' })
   assert.equal((await httpGet(port)).status, 200)
 })
 

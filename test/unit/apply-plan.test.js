@@ -48,6 +48,14 @@ test('exec_mode needs a restart; instances alone is a scale', () => {
   assert.deepEqual([plan.actions[1].from, plan.actions[1].to], [2, 4])
 })
 
+test('reuse_port on or off needs a restart (a reload of it is refused); a spec of an earlier xpm without the key is round-robin, unchanged', () => {
+  const cluster = (name, extra = {}) => spec(name, { instances: 2, execMode: 'cluster', ...extra })
+  const running = [up(cluster('on')), up(cluster('off', { reusePort: true })), up(cluster('old'))]
+  const plan = planApply({ desired: [cluster('on', { reusePort: true }), cluster('off', { reusePort: false }), cluster('old', { reusePort: false })], running, cliEnv: SHELL })
+  assert.deepEqual(actionsOf(plan), { on: 'restart', off: 'restart', old: 'reload' })
+  assert.equal(plan.actions[0].reason, 'reuse_port cannot change by a reload')
+})
+
 test('apps not in the file: left alone, or deleted with --prune; --only leaves the file\'s other apps out of both', () => {
   const running = [up(spec('api')), up(spec('old')), up(spec('web'))]
   const desired = [spec('api')]

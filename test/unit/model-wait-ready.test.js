@@ -102,3 +102,19 @@ test('wait_ready without \'ready\': online at the deadline with a wait_ready war
     assert.match(how.warning, /sent no 'ready' message within listen_timeout/)
   }
 })
+
+test('a process refused for listening on another app\'s port (portTaken) is not ready by its listen, boot or ready message: its exit fails with XPM_ERR_PORT_TAKEN', async () => {
+  for (const waitReady of [false, true]) {
+    const timers = manualTimers()
+    const handle = slowHandle()
+    const waiting = waitUntilReady(handle, { ...base, waitReady, aliveIsReady: true, timers })
+    handle.portTaken = 'listened on port 3000, where app "a" listens already (a[0], pid 7); it was stopped'
+    handle.emit('listening', { address: '::', port: 3000 })
+    handle.emit('message', 'ready')
+    handle.isBooted = true
+    handle.emit('booted')
+    handle.exited = true
+    handle.emit('exit', { code: 0, signal: null })
+    await assert.rejects(waiting, { code: 'XPM_ERR_PORT_TAKEN', message: 'web[3] (pid 4242) listened on port 3000, where app "a" listens already (a[0], pid 7); it was stopped' })
+  }
+})

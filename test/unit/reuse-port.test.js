@@ -33,6 +33,13 @@ test('withReusePort leaves alone: port 0 (cluster shares one port), Unix sockets
   assert.equal(rewrite({ handle: {} }), null)
   assert.equal(rewrite({ port: 3000, exclusive: false }), null)
   assert.equal(rewrite({ port: 3000, reusePort: false }), null)
+  assert.equal(rewrite({ port: 3000, reusePort: false, exclusive: true }), null)
+})
+
+test('withReusePort: a listen with exclusive: true gets reusePort too (each instance its own socket, none EADDRINUSE); reusePort: true is taken as is', () => {
+  assert.deepEqual(rewrite({ port: 3000, exclusive: true }), [{ port: 3000, exclusive: true, reusePort: true }])
+  assert.deepEqual(rewrite({ port: 3000, reusePort: true }), [{ port: 3000, reusePort: true }])
+  assert.deepEqual(rewrite({ port: 3000, reusePort: true, exclusive: false }), [{ port: 3000, reusePort: true, exclusive: false }])
 })
 
 test('checkReusePort refuses, with XPM_ERR_REUSE_PORT_UNSUPPORTED, a daemon Node without reusePort or a system other than Linux', () => {

@@ -11,7 +11,8 @@
 //                fork mode restarts one instance at a time (docs/reload.md)
 //   scale        running, and only `instances` changed: added or removed, the others untouched
 //   restart      running, and a change a reload cannot carry: exec_mode (a fork-mode process
-//                holds its port itself, a cluster worker through the daemon: they cannot overlap)
+//                holds its port itself, a cluster worker through the daemon: they cannot overlap),
+//                reuse_port on or off (the same, between the daemon's socket and the workers')
 //   unchanged    running as the file says (or a one-shot job that finished with exit 0): left alone
 //   delete       with --prune, managed but not in the file (at all: --only does not widen it)
 //   keep         without --prune, managed but not in the file: left alone, and said so
@@ -67,8 +68,9 @@ function planApply ({ desired, fileNames = desired.map((s) => s.name), running, 
     }
     if (!changes.length) {
       actions.push({ name: spec.name, action: 'unchanged', reason: null, changes })
-    } else if (paths.some((c) => RESTART_KEYS.has(c))) {
-      actions.push({ name: spec.name, action: 'restart', reason: `${paths.filter((c) => RESTART_KEYS.has(c)).map(fileKey).join(', ')} cannot change by a reload`, changes })
+    } else if (paths.some((c) => RESTART_KEYS.has(c)) || turnsReusePort(current.spec, spec)) {
+      const keys = [...paths.filter((c) => RESTART_KEYS.has(c)), ...(turnsReusePort(current.spec, spec) ? ['reusePort'] : [])]
+      actions.push({ name: spec.name, action: 'restart', reason: `${keys.map(fileKey).join(', ')} cannot change by a reload`, changes })
     } else if (paths.every((c) => c === 'instances')) {
       actions.push({ name: spec.name, action: 'scale', reason: `${current.spec.instances} → ${spec.instances}`, changes, from: current.spec.instances, to: spec.instances })
     } else {
@@ -86,6 +88,11 @@ function planApply ({ desired, fileNames = desired.map((s) => s.name), running, 
   }
   return { actions, changes: actions.filter((a) => CHANGING.has(a.action)).length }
 }
+
+// reuse_port on or off: a worker in one mode cannot take the port over from one in the other
+// (docs/reload.md#changing-reuse_port; the daemon refuses such a reload). A spec without the key
+// (an earlier xpm's) is round-robin, as false is.
+const turnsReusePort = (from, to) => (from?.reusePort === true) !== (to?.reusePort === true)
 
 const UP = new Set(['online', 'launching', 'waiting restart', 'stopping'])
 const CHANGING = new Set(['start', 'reload', 'scale', 'restart', 'delete'])

@@ -128,7 +128,7 @@ async function startFailed (client, failures, io) {
   // every failure past the first in a line of its own (a dependent not started says why)
   for (const f of failures.slice(1)) io.stderr.write(`[xpm] ${f.message}\n`)
   await require('../retrying').sayRetrying(client, failures, io.stderr)
-  return new XpmError(first.code === 'XPM_ERR_CANCELLED' ? 'XPM_ERR_CANCELLED' : 'XPM_ERR_START_FAILED',
+  return new XpmError(first.code === 'XPM_ERR_CANCELLED' || first.code === 'XPM_ERR_PORT_TAKEN' ? first.code : 'XPM_ERR_START_FAILED',
     `${failures.length} process(es) did not reach online: ${first.message}${first.code === 'XPM_ERR_CANCELLED' ? '' : `; see \`xpm logs ${first.name}\``}`,
     { details: failures })
 }
