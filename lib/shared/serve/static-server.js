@@ -11,6 +11,7 @@ const fs = require('node:fs')
 const http = require('node:http')
 const path = require('node:path')
 const crypto = require('node:crypto')
+const { pipeline } = require('node:stream')
 
 const TYPES = {
   html: 'text/html',
@@ -105,7 +106,8 @@ function send (req, res, status, type, handle) {
     handle.close().catch(() => {})
     return res.end()
   }
-  handle.createReadStream().on('error', () => res.destroy()).pipe(res)
+  // pipeline: a client that goes away mid-file closes the file too (pipe() would leave it open)
+  pipeline(handle.createReadStream(), res, () => {})
 }
 
 function authorized ({ username, password }, header) {
