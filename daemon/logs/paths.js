@@ -6,10 +6,12 @@ const DEV_NULL = '/dev/null'
 
 // Where an app's lines go, with PM2's names. Defaults: <logsDir>/<name>-out.log and
 // <name>-error.log, one pair per app; perInstance (PM2's merge_logs: false, the default of a
-// cluster app) gives each instance its own: <name>-out-<instance>.log, and a file the app names
-// gets -<instance> before its extension (`-o out.log` → out-0.log, out-1.log), the combined
-// file (-l/--log) too, as PM2 does. The suffix is the instance number (NODE_APP_INSTANCE),
-// which PM2's pm_id equals for a first app, so a file keeps its name when ids change.
+// cluster app) gives each instance its own: <name>-out-<instance>.log. A file the app names
+// (-o, -e, -l) is split by PM2's rule: a name ending in `.log` (or `-<digits>.log`, whose digits
+// are replaced) becomes `-<instance>.log` (`-o out.log` → out-0.log, out-1.log); any other name
+// (`-l logs.txt`) is one file shared by every instance, written by one writer (LogSink.file).
+// The suffix is the instance number (NODE_APP_INSTANCE), which PM2's pm_id equals for a first
+// app, so a file keeps its name when ids change.
 function logPaths (spec, logsDir, instance = 0) {
   const logs = spec.logs || {}
   const base = String(spec.name).replace(/[/\\]/g, '_')
@@ -17,7 +19,7 @@ function logPaths (spec, logsDir, instance = 0) {
   const byDefault = (kind) => path.join(logsDir, perInstance ? `${base}-${kind}-${instance}.log` : `${base}-${kind}.log`)
   const custom = (file) => {
     const abs = path.resolve(spec.cwd || logsDir, file)
-    return perInstance && abs !== DEV_NULL ? withSuffix(abs, `-${instance}`) : abs
+    return perInstance ? perInstanceName(abs, instance) : abs
   }
   return {
     out: logs.outFile ? custom(logs.outFile) : byDefault('out'),
@@ -26,9 +28,10 @@ function logPaths (spec, logsDir, instance = 0) {
   }
 }
 
-function withSuffix (file, suffix) {
-  const ext = path.extname(file)
-  return ext ? file.slice(0, -ext.length) + suffix + ext : file + suffix
+// PM2's rule, case and all: `app.log` and `app-7.log` → `app-<instance>.log`; `logs.txt`,
+// `app.LOG` and /dev/null unchanged.
+function perInstanceName (file, instance) {
+  return file.replace(/(-[0-9]+)?\.log$/, `-${instance}.log`)
 }
 
 // Rotation options in rotating-file-stream's terms. Classical logrotate naming: the newest
@@ -87,4 +90,4 @@ function historyFiles (file, rotate) {
   return files
 }
 
-module.exports = { logPaths, normalizeRotate, rfsOptions, rfsInterval, historyFiles, DEV_NULL, DEFAULT_ROTATE }
+module.exports = { logPaths, perInstanceName, normalizeRotate, rfsOptions, rfsInterval, historyFiles, DEV_NULL, DEFAULT_ROTATE }

@@ -113,6 +113,35 @@ describe('xpm monit in a terminal', { concurrency: true, skip }, () => {
     assert.equal(isAlive(monitPid), false)
   })
 
+  it('issue 34: the log pane shows what a quiet app wrote before monit started, for each process selected', async (t) => {
+    const h = createHome(t)
+    await start(h, [fixture('out-and-err.js'), '--name', 'quiet'], { LINES: '3' })
+    await start(h, [fixture('out-and-err.js'), '--name', 'later'], { LINES: '2' })
+    await waitFor(async () => {
+      const res = await h.run(['logs', '--nostream', '--lines', '20', '--raw'])
+      return ['out 3', 'err 3', 'out 2', 'err 2'].every((l) => res.stdout.includes(l))
+    }, { timeout: 15000, message: 'both apps\' lines in the daemon' })
+    const { session, stderr } = await startMonit(t, h)
+    // the pane's lines: "│<time> out 3 …│", the time of each line as the daemon received it
+    const paneLine = (text) => new RegExp(`│\\d{2}:\\d{2}:\\d{2} ${text}\\s*│`)
+    const first = await session.waitForText(/Logs: quiet #0/, { timeout: 15000 })
+    const quiet = await waitFor(async () => {
+      const s = await session.capture()
+      return ['out 1', 'err 1', 'out 3', 'err 3'].every((l) => paneLine(l).test(s)) && s
+    }, { timeout: 5000, message: `quiet's lines in the log pane, the screen:\n${first}` })
+    assert.ok(!quiet.includes('no output yet'), quiet)
+    await session.sendKeys('j')
+    await session.waitForText(/Logs: later #1/, { timeout: 5000 })
+    const later = await waitFor(async () => {
+      const s = await session.capture()
+      return paneLine('err 2').test(s) && s
+    }, { timeout: 5000, message: 'later\'s lines in the log pane' })
+    assert.ok(!paneLine('out 3').test(later), `only the selected process's lines:\n${later}`)
+    await session.sendKeys('q')
+    assert.equal(await session.waitForExit({ timeout: 5000 }), 0)
+    assert.equal(stderr(), '')
+  })
+
   it('the daemon killed (SIGTERM): monit restores the terminal, says the daemon went away and exits 1', async (t) => {
     const h = createHome(t)
     await start(h, [fixture('idle-http.js'), '--name', 'lonely'])

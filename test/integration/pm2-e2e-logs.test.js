@@ -39,3 +39,34 @@ test('-i 2 -o out.log: out-0.log and out-1.log (PM2\'s names), --merge-logs: one
   const show = JSON.parse((await h.run(['show', 'split', '--json'])).stdout)
   assert.deepEqual(show.map((p) => p.logs.out).sort(), [path.join(dir, 'outmerge-0.log'), path.join(dir, 'outmerge-1.log')])
 })
+
+// issue 34 §6: the tutorials' `pm2 start server.js -l logs.txt -i max`. PM2 splits a file per
+// process only when its name ends in `.log`; logs.txt is one file, written by one writer even
+// while it rotates, so no line of either worker is lost or cut.
+test('-i 2 -l logs.txt: one shared logs.txt with both workers\' lines, whole across rotations; -l app.log: app-0.log and app-1.log', async (t) => {
+  const h = createHome(t)
+  const dir = fs.mkdtempSync(path.join(h.home, 'app-'))
+  const COUNT = 3000
+  const env = { SPEW_COUNT: String(COUNT), SPEW_HTTP: '1' }
+  ok(await h.run(['start', fixture('spew-lines.js'), '-i', '2', '--name', 'txt', '-l', 'logs.txt', '--log-max-size', '16K', '--log-max-files', '100'], { env, cwd: dir }))
+  ok(await h.run(['start', fixture('spew-lines.js'), '-i', '2', '--name', 'dotlog', '-l', 'app.log'], { env, cwd: dir }))
+
+  const shared = path.join(dir, 'logs.txt')
+  const all = () => fs.readdirSync(dir).filter((f) => f === 'logs.txt' || /^logs\.txt\.\d+$/.test(f)).flatMap((f) => lines(path.join(dir, f)))
+  await waitFor(() => all().length >= 2 * COUNT, { message: 'both workers\' lines in logs.txt and its rotated files', timeout: 30000 })
+  const got = all()
+  for (const tag of ['0', '1']) {
+    const seqs = got.filter((l) => l.startsWith(`${tag} `)).map((l) => Number(l.slice(2))).sort((a, b) => a - b)
+    assert.deepEqual(seqs, Array.from({ length: COUNT }, (_, i) => i), `worker ${tag}: every line once, whole`)
+  }
+  assert.equal(got.length, 2 * COUNT, 'nothing but the two workers\' lines')
+  assert.ok(fs.readdirSync(dir).some((f) => /^logs\.txt\.\d+$/.test(f)), 'the shared file rotated')
+  assert.deepEqual(fs.readdirSync(dir).filter((f) => /^logs-\d/.test(f)), [], 'no logs-0.txt')
+
+  for (const i of [0, 1]) await waitFor(() => lines(path.join(dir, `app-${i}.log`)).length === COUNT, { message: `app-${i}.log`, timeout: 30000 })
+  assert.equal(fs.existsSync(path.join(dir, 'app.log')), false)
+  assert.deepEqual(new Set(lines(path.join(dir, 'app-1.log')).map((l) => l.split(' ')[0])), new Set(['1']))
+
+  const show = JSON.parse((await h.run(['show', 'txt', '--json'])).stdout)
+  assert.deepEqual(show.map((p) => p.logs.combined), [shared, shared])
+})

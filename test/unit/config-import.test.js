@@ -71,10 +71,13 @@ test('per-instance log files, custom pid files, "max" instances and other interp
   const { apps } = fromDump([
     entry({ pm_id: 0, instances: 'max', merge_logs: false, pm_out_log_path: '/var/log/w-out-0.log', pm_pid_path: '/run/w-0.pid' }),
     entry({ pm_id: 1, instances: 'max', merge_logs: false, pm_out_log_path: '/var/log/w-out-1.log', pm_pid_path: '/run/w-1.pid' }),
+    entry({ name: 'v', pm_id: 2, instances: 2, merge_logs: false, pm_out_log_path: '/var/log/v-2024.txt' }),
+    entry({ name: 'v', pm_id: 3, instances: 2, merge_logs: false, pm_out_log_path: '/var/log/v-2024.txt' }),
     { name: 'py', exec_mode: 'fork_mode', exec_interpreter: 'python3', pm_exec_path: '/srv/job.py', status: 'errored', env: {} }
   ], { homes: [home], env: {} })
   assert.deepEqual([apps[0].instances, apps[0].out_file, apps[0].merge_logs, apps[0].pid_file], ['max', '/var/log/w-out.log', undefined, '/run/w.pid'], 'one file per instance is the default: no merge_logs needed')
-  assert.deepEqual([apps[1].interpreter, apps[1].autostart], ['python3', false])
+  assert.equal(apps[1].out_file, '/var/log/v-2024.txt', 'PM2 split only a name ending in .log: this one was shared')
+  assert.deepEqual([apps[2].interpreter, apps[2].autostart], ['python3', false])
 })
 
 test('the written file is a valid ecosystem file that gives the same apps', async () => {

@@ -171,9 +171,21 @@ test('paths: defaults, per instance with PM2\'s names (api-out-3.log, o-1.log), 
   assert.deepEqual(sink.paths(spec('api')), { out: '/home/x/logs/api-out.log', err: '/home/x/logs/api-error.log', combined: null })
   assert.deepEqual(sink.paths(spec('api', { perInstance: true }), 3), { out: '/home/x/logs/api-out-3.log', err: '/home/x/logs/api-error-3.log', combined: null })
   const custom = { name: 'api', cwd: '/srv', logs: { outFile: 'o.log', errorFile: '/var/e.log', logFile: 'all.txt', perInstance: true } }
-  assert.deepEqual(sink.paths(custom, 1), { out: '/srv/o-1.log', err: '/var/e-1.log', combined: '/srv/all-1.txt' })
+  assert.deepEqual(sink.paths(custom, 1), { out: '/srv/o-1.log', err: '/var/e-1.log', combined: '/srv/all.txt' }, 'PM2 splits only a name ending in .log')
   assert.deepEqual(sink.paths({ ...custom, logs: { ...custom.logs, perInstance: false } }, 1), { out: '/srv/o.log', err: '/var/e.log', combined: '/srv/all.txt' })
   assert.equal(sink.paths({ name: 'api', logs: { outFile: '/dev/null', perInstance: true } }, 2).out, '/dev/null')
+})
+
+test('per instance, PM2\'s rule: only a name ending in .log is split (-<digits>.log renumbered); logs.txt, app.LOG, /dev/null are one file', () => {
+  const sink = createLogSink({ logsDir: '/home/x/logs' })
+  const at = (file, instance) => sink.paths({ name: 'api', cwd: '/srv', logs: { outFile: file, errorFile: file, logFile: file, perInstance: true } }, instance)
+  assert.deepEqual(at('logs.txt', 1), { out: '/srv/logs.txt', err: '/srv/logs.txt', combined: '/srv/logs.txt' })
+  assert.equal(at('app.log', 1).combined, '/srv/app-1.log')
+  assert.equal(at('app-7.log', 2).combined, '/srv/app-2.log', 'PM2 replaces a trailing -<digits>')
+  assert.equal(at('app-7.txt', 2).combined, '/srv/app-7.txt')
+  assert.equal(at('app.LOG', 2).combined, '/srv/app.LOG', 'case-sensitive, as PM2')
+  assert.equal(at('/var/log/app', 3).combined, '/var/log/app')
+  assert.equal(at('/dev/null', 3).out, '/dev/null')
 })
 
 test('back-pressure: a slow file stream pauses the source, memory stays bounded, nothing is lost', async () => {

@@ -135,6 +135,27 @@ test('log lines are kept per process, bounded, and matched by app and instance w
   assert.equal(model.addLog({ app: 'nope', instance: 0, line: 'y' }), false)
 })
 
+test('issue 34: the daemon\'s recent lines of a selected process go before its live ones, each line once, bounded', () => {
+  const { model } = clockModel({ logSize: 4 })
+  model.seed({ processes: [proc(1), proc(2)] })
+  model.addLog({ id: 1, stream: 'out', time: 10, line: 'old, not in the reply' })
+  model.addLog({ id: 1, stream: 'out', time: 20, line: 'in both' })
+  model.addLog({ id: 1, stream: 'out', time: 30, line: 'after the reply' })
+  const reply = [
+    { app: 'app1', id: null, stream: 'out', time: null, line: 'from the file' },
+    { app: 'app1', id: 1, stream: 'err', time: 15, line: 'from the ring' },
+    { app: 'app1', id: 1, stream: 'out', time: 20, line: 'in both' }
+  ]
+  assert.equal(model.seedLogs(1, reply), true, 'the selected process: repaint')
+  assert.deepEqual(model.logsOf(1).map((l) => [l.time, l.stream, l.line]), [
+    [null, 'out', 'from the file'], [15, 'err', 'from the ring'], [20, 'out', 'in both'], [30, 'out', 'after the reply']
+  ])
+  assert.equal(model.seedLogs(2, Array.from({ length: 9 }, (_, i) => ({ time: i, line: `l${i}` }))), false, 'not selected')
+  assert.deepEqual(model.logsOf(2).map((l) => l.line), ['l5', 'l6', 'l7', 'l8'], 'the newest logSize lines')
+  assert.equal(model.seedLogs(9, [{ time: 1, line: 'gone' }]), false)
+  assert.deepEqual(model.logsOf(9), [])
+})
+
 test('totals add up CPU and memory and count online processes', () => {
   const { model } = clockModel()
   model.seed({ processes: [proc(1), proc(2, { status: 'errored', cpu: null })] })

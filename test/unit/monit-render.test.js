@@ -95,3 +95,10 @@ test('log lines show a clock, strip terminal escapes and mark stderr', () => {
   assert.equal(plain(lines[0]), '09:08:07 ok {json}')
   assert.match(lines[1], /\{red-fg\}boom/)
 })
+
+test('a log line read back from a file (no time) shows --:--:--', () => {
+  const model = new MonitModel()
+  model.seed({ processes: [{ id: 0, name: 'a', instance: 0, status: 'online' }] })
+  model.seedLogs(0, [{ time: null, stream: 'out', line: 'from the file' }])
+  assert.deepEqual(render.logLines(model), ['--:--:-- from the file'])
+})

@@ -52,17 +52,21 @@ test('subscribes to processes and logs, draws the list, moves with j/k and quits
   const run = runMonit({ client, ...term, model })
   await waitFor(() => term.screen().includes('svc-1'))
   // issue 27: none in full at first, then the rows the first paint showed
-  await waitFor(() => client.requests.length === 2)
+  // and the recent lines of the selected process (issue 34), each process once
+  await waitFor(() => client.requests.length === 3)
   assert.deepEqual(client.requests, [
     { method: 'subscribe', params: { topics: ['processes', 'logs'], fields: MONIT_FIELDS, ids: [], changes: true } },
-    { method: 'watch', params: { ids: [0, 1] } }
+    { method: 'watch', params: { ids: [0, 1] } },
+    { method: 'logs', params: { target: '0', lines: 200, follow: false } }
   ])
   term.stdin.write('j')
   await waitFor(() => model.selectedId === 1)
+  await waitFor(() => client.requests.some((r) => r.method === 'logs' && r.params.target === '1'))
   term.stdin.write('k')
   await waitFor(() => model.selectedId === 0)
   client.push('processes', [proc(0), proc(1), proc(2)])
   await waitFor(() => term.screen().includes('svc-2'))
+  assert.equal(client.requests.filter((r) => r.method === 'logs').length, 2, 'a process selected again is not asked again')
   term.stdin.write('q')
   assert.equal(await run, 0)
   assert.equal(client.listenerCount('event'), 0)
@@ -159,9 +163,16 @@ test('with the real client over a socket: subscribe, a push, then the daemon clo
           conn.write(encode({ id: msg.id, result: { history } }))
           return
         }
+        if (msg.method === 'logs') {
+          // what process 0 wrote before monit started; the second line also arrived live
+          const lines = [{ app: 'svc-0', id: null, stream: 'out', time: null, line: 'from-the-file' }, { app: 'svc-0', id: 0, stream: 'err', time: 5, line: 'before-monit' }]
+          conn.write(encode({ id: msg.id, result: { lines } }))
+          return
+        }
         assert.equal(msg.method, 'subscribe')
         conn.write(encode({ id: msg.id, result: { processes: [proc(0)], history: { 0: [{ at: 1, cpu: 1, memory: 1, heapUsed: 1, heapTotal: 2, elP95: 1, elP99: 1, elu: 0 }] } } }))
         conn.write(encode({ event: 'processes', data: [proc(0), proc(3)] }))
+        conn.write(encode({ event: 'log', data: { app: 'svc-0', id: 0, instance: 0, stream: 'err', time: 5, line: 'before-monit' } }))
       },
       onError: () => {}
     })
@@ -179,6 +190,10 @@ test('with the real client over a socket: subscribe, a push, then the daemon clo
   await waitFor(() => term.screen().includes('svc-3'))
   await waitFor(() => model.historyOf(0).length === 2) // the watch reply's history
   assert.deepEqual(model.seriesOf(0, 'cpu', 10), [1, 2])
+  // issue 34: the log pane of the selected process shows the lines it wrote before, once each
+  await waitFor(() => term.screen().includes('from-the-file'))
+  assert.deepEqual(model.logsOf(0).map((l) => l.line), ['from-the-file', 'before-monit'])
+  assert.ok(!term.screen().includes('no output yet'))
   server.conn.destroy()
   assert.equal(await run, 1)
   assert.match(term.errText(), /xpm daemon went away/)

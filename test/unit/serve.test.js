@@ -64,3 +64,40 @@ test('staticApp: PM2\'s static entries and `xpm serve` options as an app', () =>
   assert.deepEqual(app.env, { PM2_SERVE_PATH: 'dist', PM2_SERVE_PORT: '8081', PM2_SERVE_SPA: 'true', PM2_SERVE_BASIC_AUTH: 'true', PM2_SERVE_BASIC_AUTH_USERNAME: 'u', PM2_SERVE_BASIC_AUTH_PASSWORD: 'p' })
   assert.equal(staticApp({ name: 'frontend' }).name, 'frontend')
 })
+
+test('serve a folder that is a symbolic link (/var/www/current → a release): its files, the release it points to now, and still nothing outside it', async (t) => {
+  const base = tempDir('xpm-serve-releases-')
+  for (const name of ['r1', 'r2']) {
+    fs.mkdirSync(path.join(base, name, 'css'), { recursive: true })
+    fs.writeFileSync(path.join(base, name, 'index.html'), `release ${name}`)
+    fs.writeFileSync(path.join(base, name, 'css', 'site.css'), `css ${name}`)
+  }
+  fs.writeFileSync(path.join(base, 'secret.txt'), 'secret')
+  fs.symlinkSync(path.join(base, 'secret.txt'), path.join(base, 'r1', 'escape.txt'))
+  fs.symlinkSync(path.join(base, 'r2', 'index.html'), path.join(base, 'r1', 'sibling.html'))
+  fs.symlinkSync(path.join(base, 'r1', 'css', 'site.css'), path.join(base, 'r1', 'inner.css'))
+  const current = path.join(base, 'current')
+  fs.symlinkSync(path.join(base, 'r1'), current)
+  const port = await start(t, { PM2_SERVE_PATH: current })
+  assert.deepEqual(await get(port, '/'), { status: 200, type: 'text/html', body: 'release r1' })
+  assert.equal((await get(port, '/css/site.css')).body, 'css r1')
+  assert.equal((await get(port, '/inner.css')).body, 'css r1', 'a link that stays inside the release')
+  for (const p of ['/escape.txt', '/sibling.html', '/../secret.txt', '/..%2fsecret.txt', '/../r2/index.html']) assert.equal((await get(port, p)).status, 404, p)
+  // a deploy switches the link atomically: the new release is served at once
+  fs.symlinkSync(path.join(base, 'r2'), path.join(base, 'current.new'))
+  fs.renameSync(path.join(base, 'current.new'), current)
+  assert.equal((await get(port, '/css/site.css')).body, 'css r2')
+  fs.rmSync(current)
+  assert.deepEqual([(await get(port, '/')).status, (await get(port, '/')).body], [404, '404 Not Found'], 'the folder gone: a plain 404')
+})
+
+test('a 404.html that is a folder or a dangling link gives a plain 404, and the server answers on', async (t) => {
+  const root = site(t)
+  const port = await start(t, { PM2_SERVE_PATH: root })
+  fs.mkdirSync(path.join(root, '404.html'))
+  for (let i = 0; i < 2; i++) assert.deepEqual([(await get(port, '/nope')).status, (await get(port, '/nope')).body], [404, '404 Not Found'])
+  fs.rmdirSync(path.join(root, '404.html'))
+  fs.symlinkSync(path.join(root, 'gone.html'), path.join(root, '404.html'))
+  for (let i = 0; i < 2; i++) assert.deepEqual([(await get(port, '/nope')).status, (await get(port, '/nope')).body], [404, '404 Not Found'])
+  assert.equal((await get(port, '/other.html')).body, 'other')
+})

@@ -198,8 +198,9 @@ function logPaths (app, entry, { homes, note, count }) {
       own.push(file)
       continue
     }
-    // merge_logs: false gave every instance its own file, <file>-<pm_id>.log
-    if (entry.merge_logs !== true && count > 1) file = file.replace(/-\d+(\.[^./]+)?$/, '$1')
+    // merge_logs: false gave every instance its own file, <file>-<pm_id>.log, and only to a
+    // name ending in .log (docs/logs.md): `logs.txt` was one shared file and stays so
+    if (entry.merge_logs !== true && count > 1) file = file.replace(/-\d+\.log$/, '.log')
     app[key] = file
   }
   // one file per instance is the default for several instances, in PM2 and xpm alike

@@ -24,6 +24,7 @@ function formatRatio (r) {
 
 // Local wall-clock HH:MM:SS for log lines; time may be epoch ms or an ISO string.
 function formatClock (time) {
+  if (time === null || time === undefined) return '--:--:--' // a line read back from a file
   const d = new Date(time)
   if (Number.isNaN(d.getTime())) return '--:--:--'
   return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':')

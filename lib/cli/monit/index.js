@@ -6,6 +6,7 @@
 
 const { MonitModel, MONIT_FIELDS } = require('./model')
 const { watchShown } = require('./watch-shown')
+const { recentLogs } = require('./recent-logs')
 
 const LOG_PAINT_MS = 200
 const GONE_MESSAGE = 'xpm monit: the xpm daemon went away'
@@ -49,18 +50,21 @@ async function runMonit ({ client, stdout = process.stdout, stdin = process.stdi
     let timer = null
     let done = false
     const shown = watchShown({ client, model, onHistory: () => draw() })
+    const recent = recentLogs({ client, model, onLines: () => draw() })
     const draw = () => {
       if (done) return
       clearTimeout(timer)
       timer = null
       view.draw(model)
       shown.sync()
+      recent.sync()
     }
     const finish = (code, message) => {
       if (done) return
       done = true
       clearTimeout(timer)
       shown.close()
+      recent.close()
       detach()
       process.off('SIGTERM', onSignal)
       process.off('SIGHUP', onSignal)

@@ -127,6 +127,22 @@ class MonitModel {
     return proc.id === this.selectedId
   }
 
+  // The daemon's recent lines of a process (asked for when it is first selected) go before the
+  // lines that arrived live meanwhile; a live line the reply holds too is kept once, and one
+  // older than the reply's last line was already left out of it. Returns whether it is shown.
+  seedLogs (id, lines) {
+    if (!this.processes.some((p) => p.id === id)) return false
+    const past = lines.map(({ time, stream, line }) => ({ time: time ?? null, stream: stream || 'out', line: String(line ?? '') }))
+    const key = (l) => `${l.time}\n${l.stream}\n${l.line}`
+    const seen = new Set(past.map(key))
+    const last = past.findLast((l) => l.time !== null)?.time ?? -Infinity
+    const live = (this.logs.get(id) || []).filter((l) => !seen.has(key(l)) && l.time >= last)
+    const merged = past.concat(live)
+    this.logs.set(id, merged.slice(Math.max(0, merged.length - this.logLimit())))
+    this.logVersion++
+    return id === this.selectedId
+  }
+
   selectedIndex () {
     return this.processes.findIndex((p) => p.id === this.selectedId)
   }

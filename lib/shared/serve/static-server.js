@@ -5,12 +5,13 @@
 // PM2_SERVE_HOMEPAGE and PM2_SERVE_BASIC_AUTH(_USERNAME, _PASSWORD), so an ecosystem file with
 // `script: 'serve'` works unchanged. What it answers, as PM2's does: a file; a folder's
 // index.html; with SPA, a missing path's file name at the top of the folder, else the homepage;
-// else the folder's 404.html (status 404). Nothing outside the folder is served, also not
-// through a symbolic link.
+// else the folder's 404.html (status 404), or a plain 404 when that cannot be read. Nothing
+// outside the folder is served, also not through a symbolic link; the folder itself may be one.
 const fs = require('node:fs')
 const http = require('node:http')
 const path = require('node:path')
 const crypto = require('node:crypto')
+const { pipeline } = require('node:stream')
 
 const TYPES = {
   html: 'text/html',
@@ -47,19 +48,26 @@ function optionsFrom (env = process.env) {
   }
 }
 
-// The real path of a file inside root, or null (missing, or outside root).
-async function inside (root, urlPath) {
-  const wanted = path.resolve(root, '.' + path.posix.normalize('/' + urlPath))
+// The real path of a file inside base (the folder's real path), or null (missing, or outside).
+async function inside (base, urlPath) {
+  const wanted = path.resolve(base, '.' + path.posix.normalize('/' + urlPath))
   try {
     const real = await fs.promises.realpath(wanted)
-    const rel = path.relative(root, real)
+    const rel = path.relative(base, real)
     if (rel.startsWith('..') || path.isAbsolute(rel)) return null
     const st = await fs.promises.stat(real)
-    if (st.isDirectory()) return inside(root, path.posix.join(urlPath, 'index.html'))
+    if (st.isDirectory()) return inside(base, path.posix.join(urlPath, 'index.html'))
     return st.isFile() ? real : null
   } catch {
     return null
   }
+}
+
+// The folder is often a link switched by each deploy (/var/www/current → a release): it is
+// resolved at each request, so the new release is served at once and the links inside are
+// judged against the release they live in.
+async function realRoot (root) {
+  try { return await fs.promises.realpath(root) } catch { return null }
 }
 
 async function answer (options, req, res) {
@@ -73,16 +81,33 @@ async function answer (options, req, res) {
     res.writeHead(400)
     return res.end('400 Bad Request')
   }
-  let file = await inside(options.root, urlPath)
-  if (!file && options.spa) file = (await inside(options.root, '/' + path.posix.basename(urlPath))) || (await inside(options.root, options.homepage))
-  if (!file) {
-    const notFound = await inside(options.root, '/404.html')
-    res.writeHead(404, { 'Content-Type': 'text/html' })
-    return notFound ? fs.createReadStream(notFound).pipe(res) : res.end('404 Not Found')
+  const base = await realRoot(options.root)
+  let file = base && await inside(base, urlPath)
+  if (!file && base && options.spa) file = (await inside(base, '/' + path.posix.basename(urlPath))) || (await inside(base, options.homepage))
+  const found = file && await open(file)
+  if (found) return send(req, res, 200, TYPES[path.extname(file).slice(1).toLowerCase()] || 'application/octet-stream', found)
+  // a 404.html that cannot be read (a folder, no rights, a dangling link) gives the plain answer
+  const notFound = base && await inside(base, '/404.html')
+  const page = notFound && await open(notFound)
+  if (page) return send(req, res, 404, 'text/html', page)
+  res.writeHead(404, { 'Content-Type': 'text/html' })
+  res.end('404 Not Found')
+}
+
+// Opened before the status is sent, so a file that cannot be read never gets a 200 or an
+// unhandled stream error (which would end the server for every later request).
+async function open (file) {
+  try { return await fs.promises.open(file, 'r') } catch { return null }
+}
+
+function send (req, res, status, type, handle) {
+  res.writeHead(status, { 'Content-Type': type })
+  if (req.method === 'HEAD') {
+    handle.close().catch(() => {})
+    return res.end()
   }
-  res.writeHead(200, { 'Content-Type': TYPES[path.extname(file).slice(1).toLowerCase()] || 'application/octet-stream' })
-  if (req.method === 'HEAD') return res.end()
-  fs.createReadStream(file).on('error', () => res.destroy()).pipe(res)
+  // pipeline: a client that goes away mid-file closes the file too (pipe() would leave it open)
+  pipeline(handle.createReadStream(), res, () => {})
 }
 
 function authorized ({ username, password }, header) {
