@@ -7,7 +7,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { createHome, waitFor, fixture } = require('../helpers/xpm')
+const { createHome, waitFor, fixture, freePort } = require('../helpers/xpm')
 
 const ok = (res) => assert.equal(res.code, 0, `exit ${res.code}\n${res.stdout}\n${res.stderr}`)
 const lines = (file) => { try { return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) } catch { return [] } }
@@ -49,7 +49,7 @@ test('-i 2 -l logs.txt: one shared logs.txt with both workers\' lines, whole acr
   const COUNT = 3000
   const env = { SPEW_COUNT: String(COUNT), SPEW_HTTP: '1' }
   ok(await h.run(['start', fixture('spew-lines.js'), '-i', '2', '--name', 'txt', '-l', 'logs.txt', '--log-max-size', '16K', '--log-max-files', '100'], { env, cwd: dir }))
-  ok(await h.run(['start', fixture('spew-lines.js'), '-i', '2', '--name', 'dotlog', '-l', 'app.log'], { env, cwd: dir }))
+  ok(await h.run(['start', fixture('spew-lines.js'), '-i', '2', '--name', 'dotlog', '-l', 'app.log'], { env: { ...env, SPEW_PORT: String(await freePort()) }, cwd: dir }))
 
   const shared = path.join(dir, 'logs.txt')
   const all = () => fs.readdirSync(dir).filter((f) => f === 'logs.txt' || /^logs\.txt\.\d+$/.test(f)).flatMap((f) => lines(path.join(dir, f)))
