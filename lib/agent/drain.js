@@ -71,7 +71,7 @@ function startDraining ({ servers = trackedServers, idleMs = DEFAULT_IDLE_MS } =
       // Listening for the signal only where the app does: a listener of ours alone would cancel
       // the signal's default action (ending the process).
       if (typeof signal === 'string' && process.listenerCount(signal) > 0) process.once(signal, () => clearTimeout(hold))
-      for (const server of servers) if (server.listening) try { server.close() } catch {}
+      for (const server of servers) if (server.listening) closeForTheApp(server)
     },
     whenDrained (done) {
       if (watching) return
@@ -89,10 +89,36 @@ function startDraining ({ servers = trackedServers, idleMs = DEFAULT_IDLE_MS } =
   }
 }
 
+// The server stops accepting now; the app's own close() later (its signal handler) is answered
+// as if it had closed the server itself: its callback once the connections have ended, with no
+// ERR_SERVER_NOT_RUNNING (an app that exits 1 on that error would) and no second 'close' event.
+function closeForTheApp (server) {
+  let closed = false
+  server.once('close', () => { closed = true })
+  try { server.close() } catch {}
+  server.close = function close (callback) {
+    if (typeof callback === 'function') {
+      if (closed) process.nextTick(callback)
+      else this.once('close', () => callback())
+    }
+    return this
+  }
+}
+
+// Connections still speaking HTTP: an upgraded one (a WebSocket) is the app's to end, and no
+// drain ends it, so it must not hold the stop signal back. Node's HTTP servers list those
+// (internal, 'http.server.connections', since Node 18.2); where the list is missing, every
+// connection counts.
 function countConnections (list) {
   return Promise.all(list.map((server) => new Promise((resolve) => {
+    const http = server[connectionsList(server)]
+    if (typeof http?.all === 'function') return resolve(http.all().length)
     server.getConnections((err, count) => resolve(err ? 0 : count))
   }))).then((counts) => counts.reduce((a, b) => a + b, 0))
+}
+
+function connectionsList (server) {
+  return Object.getOwnPropertySymbols(server).find((s) => s.description === 'http.server.connections')
 }
 
 module.exports = { installDrain, startDraining, DRAIN }
