@@ -8,7 +8,8 @@
 //                 client never holds the stop until SIGKILL
 //   closeServers  { signal, holdMs }: the app's servers stop accepting, and the process is kept
 //                 alive until its stop signal arrives (fork mode: no primary stops routing to it)
-//   report        the agent says { 'xpm:agent': 'drained' } once no HTTP connection is left
+//   report        the agent says { 'xpm:agent': 'drained' } once its servers have stopped
+//                 accepting and no HTTP connection is left (an upgraded one is not waited for)
 const CMD = 'NODE_XPM_DRAIN'
 const MIN_IDLE_MS = 50
 const MAX_IDLE_MS = 1000

@@ -17,8 +17,8 @@
 //    would wait in the backlog and be reset when the app closes its server). The process is kept
 //    alive until `signal` arrives (at most holdMs): an app whose only handle is its server must
 //    not end before its own signal handler (cleanup, a final flush) runs;
-//  - report: { 'xpm:agent': 'drained' } once no HTTP server of the process has a connection left
-//    (fork mode: the daemon sends the stop signal then, not before).
+//  - report: { 'xpm:agent': 'drained' } once no HTTP server of the process listens or has an HTTP
+//    connection left (an upgraded one is not waited for): the daemon sends the stop signal then.
 // Nothing is installed until the message arrives; the app's code is not changed.
 const { servers: trackedServers } = require('./servers')
 
@@ -63,6 +63,16 @@ function startDraining ({ servers = trackedServers, idleMs = DEFAULT_IDLE_MS } =
 
   let watching = null
   let held = false
+  const closedByDrain = new WeakSet()
+  // Fork mode: every server stops accepting, also one the app starts listening with after the
+  // drain began (a stop during its boot).
+  const closeListening = () => {
+    for (const server of servers) {
+      if (!server.listening || closedByDrain.has(server)) continue
+      closedByDrain.add(server)
+      closeForTheApp(server)
+    }
+  }
   return {
     closeServers ({ signal = 'SIGINT', holdMs = 5000 } = {}) {
       if (held) return
@@ -71,13 +81,17 @@ function startDraining ({ servers = trackedServers, idleMs = DEFAULT_IDLE_MS } =
       // Listening for the signal only where the app does: a listener of ours alone would cancel
       // the signal's default action (ending the process).
       if (typeof signal === 'string' && process.listenerCount(signal) > 0) process.once(signal, () => clearTimeout(hold))
-      for (const server of servers) if (server.listening) closeForTheApp(server)
+      closeListening()
     },
     whenDrained (done) {
       if (watching) return
       let reported = false
+      // A server still listening (a cluster worker's, until its disconnect closes it) may yet
+      // be handed a connection. Only HTTP connections are waited for: any other (upgraded, or a
+      // TCP server's) is the app's own signal handler's to end.
       const check = () => countConnections(httpServers()).then((open) => {
-        if (open > 0 || reported) return
+        if (held) closeListening()
+        if (open > 0 || reported || [...servers].some((s) => s.listening)) return
         reported = true
         clearInterval(watching)
         done()
