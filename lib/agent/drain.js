@@ -17,8 +17,9 @@
 //    would wait in the backlog and be reset when the app closes its server). The process is kept
 //    alive until `signal` arrives (at most holdMs): an app whose only handle is its server must
 //    not end before its own signal handler (cleanup, a final flush) runs;
-//  - report: { 'xpm:agent': 'drained' } once no HTTP server of the process listens or has an HTTP
-//    connection left (an upgraded one is not waited for): the daemon sends the stop signal then.
+//  - report: { 'xpm:agent': 'draining' } at once (the event loop turns), and { 'xpm:agent':
+//    'drained' } once no server of the process listens and no HTTP connection is left (an
+//    upgraded one is not waited for): the daemon sends the stop signal then.
 // Nothing is installed until the message arrives; the app's code is not changed.
 const { servers: trackedServers } = require('./servers')
 
@@ -37,7 +38,10 @@ function installDrain ({ servers = trackedServers, send = () => {} } = {}) {
     const idleMs = Number.isFinite(msg.idleMs) && msg.idleMs > 0 ? msg.idleMs : DEFAULT_IDLE_MS
     drain ??= startDraining({ servers, idleMs })
     if (msg.closeServers) drain.closeServers(msg.closeServers)
-    if (msg.report === true) drain.whenDrained(() => send({ 'xpm:agent': 'drained' }))
+    if (msg.report === true) {
+      send({ 'xpm:agent': 'draining' }) // the event loop turns: the daemon waits for the drain
+      drain.whenDrained(() => send({ 'xpm:agent': 'drained' }))
+    }
     return true
   }
 }

@@ -1,9 +1,10 @@
 'use strict'
 
-// The drain before a fork-mode app's stop signal, as the app's own code meets it (issue 34,
-// part 1, review): the drain stops the servers accepting before the signal, yet the app's
-// signal handler still closes its server as it always did, and a connection the drain cannot
-// end (an upgraded one: a WebSocket) does not hold the signal back.
+// The drain before an app's stop signal, as the app's own code meets it (issue 34, part 1,
+// review): in fork mode the drain stops the servers accepting before the signal, yet the app's
+// signal handler still closes its server as it always did; a connection the drain cannot end
+// (an upgraded one: a WebSocket) does not hold the signal back; nor does a process whose event
+// loop is blocked, which cannot drain at all.
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const http = require('node:http')
@@ -66,5 +67,24 @@ for (const [mode, args] of [['fork', []], ['cluster', ['-i', '1']]]) {
     assert.match(received, /bye/, 'the app\'s own handler said goodbye')
     const exit = await lastExit(h)
     assert.deepEqual([exit.code, exit.signal, exit.cause.detail], [0, null, 'stop'])
+  })
+}
+
+// Before: the signal to a hung app waited for a drain that could never happen, half of
+// kill_timeout in fork mode (10 s here) and all of it in cluster mode (20 s).
+for (const [mode, args] of [['fork', []], ['cluster', ['-i', '1']]]) {
+  test(`${mode} mode: the restart of an app whose event loop is blocked does not wait for its drain`, async (t) => {
+    const h = createHome(t)
+    const port = await startApp(t, h, 'hang-on-request.js', 20000, args)
+    httpGet(port, '/hang', { timeout: 30000 }).catch(() => {})
+    const old = (await h.jlist())[0].pid
+    await waitFor(async () => (await httpGet(port, '/', { timeout: 300 }).catch(() => ({}))).status !== 200, { timeout: 5000, message: 'the app hangs' })
+    const began = Date.now()
+    const res = await h.run(['restart', 'app'], { timeout: 40000 })
+    const took = Date.now() - began
+    assert.equal(res.code, 0, res.stderr)
+    assert.ok(took < 5000, `the restart took ${took} ms`)
+    const exit = await lastExit(h)
+    assert.deepEqual([exit.pid, exit.signal, exit.cause.detail], [old, 'SIGINT', 'restart'])
   })
 }
