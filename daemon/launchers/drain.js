@@ -46,11 +46,13 @@ function untilDrained (handle, { killTimeout = 5000, timeoutMs = null, endEvents
       for (const event of events) handle.off(event, done)
       resolve()
     }
+    let answered = false
     const onMessage = (msg) => {
       if (isDrained(msg)) done()
-      else if (agentSays(msg, 'draining')) clearTimeout(ack)
+      else if (agentSays(msg, 'draining')) answered = true
     }
-    const ack = answers ? setTimeout(done, ackMs) : null
+    // after the I/O of that turn: a daemon busy past ackMs has not yet read an answer that came
+    const ack = answers ? setTimeout(() => setImmediate(() => { if (!answered) done() }), ackMs) : null
     const limit = timeoutMs === null ? null : setTimeout(done, timeoutMs)
     handle.on('message', onMessage)
     for (const event of events) handle.on(event, done)
