@@ -66,6 +66,8 @@ function startDraining ({ servers = trackedServers, idleMs = DEFAULT_IDLE_MS } =
   sweep.unref()
 
   let watching = null
+  let reported = false
+  const waiting = []
   let held = false
   const closedByDrain = new WeakSet()
   // Fork mode: every server stops accepting, also one the app starts listening with after the
@@ -87,9 +89,11 @@ function startDraining ({ servers = trackedServers, idleMs = DEFAULT_IDLE_MS } =
       if (typeof signal === 'string' && process.listenerCount(signal) > 0) process.once(signal, () => clearTimeout(hold))
       closeListening()
     },
+    // Each ask is answered (a second stop of the same process asks again).
     whenDrained (done) {
+      if (reported) return done()
+      waiting.push(done)
       if (watching) return
-      let reported = false
       // A server still listening (a cluster worker's, until its disconnect closes it) may yet
       // be handed a connection. Only HTTP connections are waited for: any other (upgraded, or a
       // TCP server's) is the app's own signal handler's to end.
@@ -98,7 +102,7 @@ function startDraining ({ servers = trackedServers, idleMs = DEFAULT_IDLE_MS } =
         if (open > 0 || reported || [...servers].some((s) => s.listening)) return
         reported = true
         clearInterval(watching)
-        done()
+        for (const fn of waiting.splice(0)) fn()
       })
       watching = setInterval(check, CHECK_MS)
       watching.unref()
