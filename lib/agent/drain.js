@@ -10,6 +10,8 @@
 //  - server.close() (cluster's disconnect calls it, and most apps' signal handlers) no longer
 //    destroys idle keep-alive sockets at once: a client may be writing its next request on one
 //    at that very moment, which is where plain server.close() resets connections;
+//  - a server's close() once the drain or cluster's disconnect has closed it is answered as a
+//    first close() is (the app's own signal handler calls it), without ERR_SERVER_NOT_RUNNING;
 //  - connections still idle `idleMs` later (and every idleMs after) are closed between requests,
 //    so a client that stays idle does not hold the stop until SIGKILL;
 //  - closeServers { signal, holdMs } (fork mode, where no primary stops routing): the app's servers
@@ -56,6 +58,7 @@ function startDraining ({ servers = trackedServers, idleMs = DEFAULT_IDLE_MS } =
   require('node:diagnostics_channel').subscribe('http.server.request.start', ({ response }) => {
     if (!response.headersSent) response.setHeader('connection', 'close')
   })
+  for (const server of servers) answerLateClose(server)
   const httpServers = () => [...servers].filter((s) => s instanceof http.Server || s instanceof https.Server)
   const sweep = setInterval(() => {
     for (const server of httpServers()) {
@@ -111,20 +114,32 @@ function startDraining ({ servers = trackedServers, idleMs = DEFAULT_IDLE_MS } =
   }
 }
 
-// The server stops accepting now; the app's own close() later (its signal handler) is answered
-// as if it had closed the server itself: its callback once the connections have ended, with no
+// From the drain on, a server's close() once it has been closed (by the drain in fork mode, by
+// cluster's disconnect) is answered as if it were the first: the app's own close() in its
+// signal handler gets its callback once the connections have ended, with no
 // ERR_SERVER_NOT_RUNNING (an app that exits 1 on that error would) and no second 'close' event.
-function closeForTheApp (server) {
+const answering = new WeakSet()
+
+function answerLateClose (server) {
+  if (answering.has(server)) return
+  answering.add(server)
+  const first = server.close
   let closed = false
   server.once('close', () => { closed = true })
-  try { server.close() } catch {}
   server.close = function close (callback) {
+    if (this.listening) return first.call(this, callback)
     if (typeof callback === 'function') {
       if (closed) process.nextTick(callback)
       else this.once('close', () => callback())
     }
     return this
   }
+}
+
+// Fork mode: the server stops accepting now.
+function closeForTheApp (server) {
+  answerLateClose(server)
+  try { server.close() } catch {}
 }
 
 // Connections still speaking HTTP: an upgraded one (a WebSocket) is the app's to end, and no

@@ -27,21 +27,24 @@ async function lastExit (h) {
 }
 
 // An app that exits 1 when server.close() calls back with an error used to get
-// ERR_SERVER_NOT_RUNNING (the drain had closed the server already) and a second 'close' event.
-test('fork mode: the app\'s own server.close() in its signal handler succeeds after the drain', async (t) => {
-  const h = createHome(t)
-  const port = await startApp(t, h, 'close-callback-http.js', 8000)
-  const agent = new http.Agent({ keepAlive: true }) // an idle keep-alive client through the stop
-  t.after(() => agent.destroy())
-  await new Promise((resolve, reject) => http.get({ host: '127.0.0.1', port, agent }, (r) => { r.resume(); r.on('end', resolve) }).on('error', reject))
-  const res = await h.run(['stop', 'app'])
-  assert.equal(res.code, 0, res.stderr)
-  const logs = (await h.run(['logs', 'app', '--lines', '20', '--nostream'])).stdout
-  assert.match(logs, /closed \d+ ok/, logs)
-  assert.equal(logs.match(/close event/g)?.length, 1, `one 'close' event: ${logs}`)
-  const exit = await lastExit(h)
-  assert.deepEqual([exit.code, exit.signal, exit.cause.detail], [0, null, 'stop'])
-})
+// ERR_SERVER_NOT_RUNNING (the drain, or cluster's disconnect, had closed the server already) and
+// a second 'close' event.
+for (const [mode, args] of [['fork', []], ['cluster', ['-i', '1']]]) {
+  test(`${mode} mode: the app's own server.close() in its signal handler succeeds after the drain`, async (t) => {
+    const h = createHome(t)
+    const port = await startApp(t, h, 'close-callback-http.js', 8000, args)
+    const agent = new http.Agent({ keepAlive: true }) // an idle keep-alive client through the stop
+    t.after(() => agent.destroy())
+    await new Promise((resolve, reject) => http.get({ host: '127.0.0.1', port, agent }, (r) => { r.resume(); r.on('end', resolve) }).on('error', reject))
+    const res = await h.run(['stop', 'app'])
+    assert.equal(res.code, 0, res.stderr)
+    const logs = (await h.run(['logs', 'app', '--lines', '20', '--nostream'])).stdout
+    assert.match(logs, /closed \d+ ok/, logs)
+    assert.equal(logs.match(/close event/g)?.length, 1, `one 'close' event: ${logs}`)
+    const exit = await lastExit(h)
+    assert.deepEqual([exit.code, exit.signal, exit.cause.detail], [0, null, 'stop'])
+  })
+}
 
 // Before: in fork mode the signal waited for half of kill_timeout (10 s here) while the server
 // refused every new connection; in cluster mode the stop waited all of kill_timeout for the
