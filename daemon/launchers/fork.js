@@ -15,8 +15,8 @@ class ForkHandle extends ProcessHandle {
   // A Node app with the agent drains before its stop signal (drain.js): its servers stop
   // accepting, keep-alive clients are told to close and idle ones are closed between requests;
   // the signal follows once no HTTP connection is left, or after half of kill_timeout (the app's
-  // own handler gets the rest), or at once when the app's event loop does not answer. signalFollows false (the app stops on the 'shutdown' message):
-  // the servers are left to the app.
+  // own handler gets the rest), or soon when the app's event loop does not answer the drain.
+  // signalFollows false (the app stops on the 'shutdown' message): the servers are left to it.
   release ({ killTimeout = 5000, signalFollows = true } = {}) {
     const message = drainMessage({ killTimeout, report: true, signal: signalFollows ? this.killSignal : null })
     if (this.exited || !this.reportsBoot || !this.send(message)) return Promise.resolve()
