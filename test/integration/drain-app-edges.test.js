@@ -65,7 +65,7 @@ for (const [mode, args] of [['fork', []], ['cluster', ['-i', '1']]]) {
     const res = await h.run(['stop', 'app'], { timeout: 30000 })
     const took = Date.now() - began
     assert.equal(res.code, 0, res.stderr)
-    assert.ok(took < 4000, `the stop took ${took} ms`)
+    assert.ok(took < 6000, `the stop took ${took} ms`)
     await ended
     assert.match(received, /bye/, 'the app\'s own handler said goodbye')
     const exit = await lastExit(h)
@@ -86,7 +86,7 @@ for (const [mode, args] of [['fork', []], ['cluster', ['-i', '1']]]) {
     const res = await h.run(['restart', 'app'], { timeout: 40000 })
     const took = Date.now() - began
     assert.equal(res.code, 0, res.stderr)
-    assert.ok(took < 5000, `the restart took ${took} ms`)
+    assert.ok(took < 7000, `the restart took ${took} ms`)
     const exit = await lastExit(h)
     assert.deepEqual([exit.pid, exit.signal, exit.cause.detail], [old, 'SIGINT', 'restart'])
   })
