@@ -11,8 +11,9 @@ const fs = require('node:fs')
 // On a signal, drainDelay (ms; --drain-delay, XPM_DRAIN_DELAY) keeps the apps serving with
 // /readyz failing before they drain: an orchestrator without a preStop hook removes the endpoint
 // while SIGTERM is already under way, and requests keep arriving meanwhile.
+// A second signal, or `xpm kill`, during the delay ends it: whoever asks again wants the stop now.
 async function shutDown (state, parts, signal = null) {
-  if (state.shuttingDown) return
+  if (state.shuttingDown) return state.endDelay?.()
   state.shuttingDown = true
   const { phase, supervisor, logger, policies, health, hooks, persistence, journal, metrics, logSink, endpoint, paths, options } = parts
   phase.shutDown()
@@ -20,7 +21,11 @@ async function shutDown (state, parts, signal = null) {
   const drainDelay = typeof signal === 'string' ? options.drainDelay ?? 0 : 0
   if (drainDelay > 0) {
     logger.info({ event: 'drain-delay', signal, ms: drainDelay }, `${signal}: /readyz fails, the apps serve on for ${drainDelay} ms before they drain`)
-    await new Promise((resolve) => setTimeout(resolve, drainDelay))
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, drainDelay)
+      state.endDelay = () => { clearTimeout(timer); resolve() }
+    })
+    state.endDelay = null
   }
   logger.info({ event: 'shutdown' }, 'stopping every app')
   policies.close()

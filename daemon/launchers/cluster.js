@@ -6,7 +6,7 @@ const { nodeExecArgv, hasAgent } = require('./agent-args')
 const { launchEnv } = require('./tree-env')
 const { idOptions, applyAppOptions } = require('./app-options')
 const { joinSlot } = require('./socket-handover')
-const { drainMessage } = require('./drain')
+const { drainMessage, untilDrained } = require('./drain')
 
 // A cluster worker: the daemon is its primary and routes its connections. It shares the
 // daemon's process group (cluster.fork cannot detach), so it and what it started are signalled
@@ -28,15 +28,14 @@ class ClusterHandle extends ProcessHandle {
   }
 
   // The worker drains its keep-alive clients (drain.js), the primary stops routing new
-  // connections to it and its servers close once their connections have ended.
+  // connections to it and its servers close once their connections have ended. Released at the
+  // disconnect, or once the agent says no HTTP connection is left: an upgraded one (a WebSocket)
+  // would hold the disconnect, and so the stop signal, until kill_timeout ran out; or when the
+  // worker's event loop does not answer (a hung worker never disconnects).
   release ({ killTimeout } = {}) {
     if (this.exited || !this.worker.isConnected()) return Promise.resolve()
-    this.send(drainMessage({ killTimeout }))
-    const released = new Promise((resolve) => {
-      const done = () => { this.off('disconnect', done); this.off('exit', done); resolve() }
-      this.on('disconnect', done)
-      this.on('exit', done)
-    })
+    this.send(drainMessage({ killTimeout, report: true }))
+    const released = untilDrained(this, { killTimeout, endEvents: ['disconnect'], answers: this.reportsBoot })
     this.worker.disconnect()
     return released
   }

@@ -6,7 +6,7 @@ const { nodeExecArgv, hasAgent } = require('./agent-args')
 const { launchEnv } = require('./tree-env')
 const { idOptions, applyAppOptions } = require('./app-options')
 const { isNodeRuntime } = require('../../lib/shared/config/script')
-const { drainMessage, isDrained } = require('./drain')
+const { drainMessage, untilDrained } = require('./drain')
 
 // A fork-mode child leads its own process group, so a signal reaches a shell script's children.
 // (A stop reaches the rest of its tree too, and the group even after the leader has exited:
@@ -15,23 +15,12 @@ class ForkHandle extends ProcessHandle {
   // A Node app with the agent drains before its stop signal (drain.js): its servers stop
   // accepting, keep-alive clients are told to close and idle ones are closed between requests;
   // the signal follows once no HTTP connection is left, or after half of kill_timeout (the app's
-  // own handler gets the rest). signalFollows false (the app stops on the 'shutdown' message):
-  // the servers are left to the app.
+  // own handler gets the rest), or soon when the app's event loop does not answer the drain.
+  // signalFollows false (the app stops on the 'shutdown' message): the servers are left to it.
   release ({ killTimeout = 5000, signalFollows = true } = {}) {
     const message = drainMessage({ killTimeout, report: true, signal: signalFollows ? this.killSignal : null })
     if (this.exited || !this.reportsBoot || !this.send(message)) return Promise.resolve()
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer)
-        this.off('message', onMessage)
-        this.off('exit', done)
-        resolve()
-      }
-      const onMessage = (msg) => { if (isDrained(msg)) done() }
-      const timer = setTimeout(done, killTimeout / 2)
-      this.on('message', onMessage)
-      this.on('exit', done)
-    })
+    return untilDrained(this, { killTimeout, timeoutMs: killTimeout / 2 })
   }
 
   signal (sig) {

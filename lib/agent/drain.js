@@ -10,6 +10,8 @@
 //  - server.close() (cluster's disconnect calls it, and most apps' signal handlers) no longer
 //    destroys idle keep-alive sockets at once: a client may be writing its next request on one
 //    at that very moment, which is where plain server.close() resets connections;
+//  - a server's close() once the drain or cluster's disconnect has closed it is answered as a
+//    first close() is (the app's own signal handler calls it), without ERR_SERVER_NOT_RUNNING;
 //  - connections still idle `idleMs` later (and every idleMs after) are closed between requests,
 //    so a client that stays idle does not hold the stop until SIGKILL;
 //  - closeServers { signal, holdMs } (fork mode, where no primary stops routing): the app's servers
@@ -17,8 +19,9 @@
 //    would wait in the backlog and be reset when the app closes its server). The process is kept
 //    alive until `signal` arrives (at most holdMs): an app whose only handle is its server must
 //    not end before its own signal handler (cleanup, a final flush) runs;
-//  - report: { 'xpm:agent': 'drained' } once no HTTP server of the process has a connection left
-//    (fork mode: the daemon sends the stop signal then, not before).
+//  - report: { 'xpm:agent': 'draining' } at once (the event loop turns), and { 'xpm:agent':
+//    'drained' } once no server of the process listens and no HTTP connection is left (an
+//    upgraded one is not waited for): the daemon sends the stop signal then.
 // Nothing is installed until the message arrives; the app's code is not changed.
 const { servers: trackedServers } = require('./servers')
 
@@ -37,7 +40,10 @@ function installDrain ({ servers = trackedServers, send = () => {} } = {}) {
     const idleMs = Number.isFinite(msg.idleMs) && msg.idleMs > 0 ? msg.idleMs : DEFAULT_IDLE_MS
     drain ??= startDraining({ servers, idleMs })
     if (msg.closeServers) drain.closeServers(msg.closeServers)
-    if (msg.report === true) drain.whenDrained(() => send({ 'xpm:agent': 'drained' }))
+    if (msg.report === true) {
+      send({ 'xpm:agent': 'draining' }) // the event loop turns: the daemon waits for the drain
+      drain.whenDrained(() => send({ 'xpm:agent': 'drained' }))
+    }
     return true
   }
 }
@@ -52,6 +58,7 @@ function startDraining ({ servers = trackedServers, idleMs = DEFAULT_IDLE_MS } =
   require('node:diagnostics_channel').subscribe('http.server.request.start', ({ response }) => {
     if (!response.headersSent) response.setHeader('connection', 'close')
   })
+  for (const server of servers) answerLateClose(server)
   const httpServers = () => [...servers].filter((s) => s instanceof http.Server || s instanceof https.Server)
   const sweep = setInterval(() => {
     for (const server of httpServers()) {
@@ -62,7 +69,19 @@ function startDraining ({ servers = trackedServers, idleMs = DEFAULT_IDLE_MS } =
   sweep.unref()
 
   let watching = null
+  let reported = false
+  const waiting = []
   let held = false
+  const closedByDrain = new WeakSet()
+  // Fork mode: every server stops accepting, also one the app starts listening with after the
+  // drain began (a stop during its boot).
+  const closeListening = () => {
+    for (const server of servers) {
+      if (!server.listening || closedByDrain.has(server)) continue
+      closedByDrain.add(server)
+      closeForTheApp(server)
+    }
+  }
   return {
     closeServers ({ signal = 'SIGINT', holdMs = 5000 } = {}) {
       if (held) return
@@ -71,16 +90,22 @@ function startDraining ({ servers = trackedServers, idleMs = DEFAULT_IDLE_MS } =
       // Listening for the signal only where the app does: a listener of ours alone would cancel
       // the signal's default action (ending the process).
       if (typeof signal === 'string' && process.listenerCount(signal) > 0) process.once(signal, () => clearTimeout(hold))
-      for (const server of servers) if (server.listening) try { server.close() } catch {}
+      closeListening()
     },
+    // Each ask is answered (a second stop of the same process asks again).
     whenDrained (done) {
+      if (reported) return done()
+      waiting.push(done)
       if (watching) return
-      let reported = false
+      // A server still listening (a cluster worker's, until its disconnect closes it) may yet
+      // be handed a connection. Only HTTP connections are waited for: any other (upgraded, or a
+      // TCP server's) is the app's own signal handler's to end.
       const check = () => countConnections(httpServers()).then((open) => {
-        if (open > 0 || reported) return
+        if (held) closeListening()
+        if (open > 0 || reported || [...servers].some((s) => s.listening)) return
         reported = true
         clearInterval(watching)
-        done()
+        for (const fn of waiting.splice(0)) fn()
       })
       watching = setInterval(check, CHECK_MS)
       watching.unref()
@@ -89,10 +114,48 @@ function startDraining ({ servers = trackedServers, idleMs = DEFAULT_IDLE_MS } =
   }
 }
 
+// From the drain on, a server's close() once it has been closed (by the drain in fork mode, by
+// cluster's disconnect) is answered as if it were the first: the app's own close() in its
+// signal handler gets its callback once the connections have ended, with no
+// ERR_SERVER_NOT_RUNNING (an app that exits 1 on that error would) and no second 'close' event.
+const answering = new WeakSet()
+
+function answerLateClose (server) {
+  if (answering.has(server)) return
+  answering.add(server)
+  const first = server.close
+  let closed = false
+  server.once('close', () => { closed = true })
+  server.close = function close (callback) {
+    if (this.listening) return first.call(this, callback)
+    if (typeof callback === 'function') {
+      if (closed) process.nextTick(callback)
+      else this.once('close', () => callback())
+    }
+    return this
+  }
+}
+
+// Fork mode: the server stops accepting now.
+function closeForTheApp (server) {
+  answerLateClose(server)
+  try { server.close() } catch {}
+}
+
+// Connections still speaking HTTP: an upgraded one (a WebSocket) is the app's to end, and no
+// drain ends it, so it must not hold the stop signal back. Node's HTTP servers list those
+// (internal, 'http.server.connections', since Node 18.2); where the list is missing, every
+// connection counts.
 function countConnections (list) {
   return Promise.all(list.map((server) => new Promise((resolve) => {
+    const http = server[connectionsList(server)]
+    if (typeof http?.all === 'function') return resolve(http.all().length)
     server.getConnections((err, count) => resolve(err ? 0 : count))
   }))).then((counts) => counts.reduce((a, b) => a + b, 0))
+}
+
+function connectionsList (server) {
+  return Object.getOwnPropertySymbols(server).find((s) => s.description === 'http.server.connections')
 }
 
 module.exports = { installDrain, startDraining, DRAIN }

@@ -125,3 +125,37 @@ test('xpm-runtime --drain-delay: /readyz fails at once, the app serves on throug
   assert.notEqual(badExit, 0)
   assert.match(badErr, /--drain-delay/)
 })
+
+// Whoever asks again during the delay wants the stop now: a second SIGTERM to the runtime, or
+// `xpm kill` after the daemon's SIGTERM, ends the delay (before: both waited all of it).
+test('a second SIGTERM, or xpm kill, during the drain delay ends the delay', async (t) => {
+  const h = createHome(t)
+  const dir = path.join(h.home, 'app')
+  fs.mkdirSync(dir)
+  const probePort = await freePort()
+  const rt = spawn(process.execPath, [RUNTIME, fixture('idle-http.js'), '--name', 'api', '--drain-delay', '60s', '--metrics-address', String(probePort)], { cwd: dir, env: { ...h.env, PORT: String(await freePort()) }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  rt.stderr.on('data', (d) => { stderr += d })
+  rt.stdout.resume()
+  const exited = new Promise((resolve) => rt.once('exit', (code) => resolve(code)))
+  t.after(() => { try { rt.kill('SIGKILL') } catch {} })
+  await waitFor(async () => (await httpGet(probePort, '/readyz')).status === 200, { timeout: 20000, message: 'ready' })
+  rt.kill('SIGTERM')
+  await waitFor(() => /"event":"drain-delay"/.test(stderr), { timeout: 10000, message: 'the delay begins' })
+  const began = Date.now()
+  rt.kill('SIGTERM')
+  assert.equal(await exited, 0, stderr)
+  assert.ok(Date.now() - began < 15000, `the runtime took ${Date.now() - began} ms after the second SIGTERM`)
+
+  const port = await freePort()
+  const started = await h.run(['start', fixture('idle-http.js'), '--name', 'web'], { env: { PORT: String(port), XPM_DRAIN_DELAY: '60s' } })
+  assert.equal(started.code, 0, started.stderr)
+  const daemon = h.daemonPid()
+  process.kill(daemon, 'SIGTERM')
+  const log = path.join(h.home, 'daemon.log')
+  await waitFor(() => /drain-delay/.test(fs.readFileSync(log, 'utf8')), { timeout: 10000, message: 'the daemon\'s delay begins' })
+  const killed = Date.now()
+  const res = await h.run(['kill'], { timeout: 70000 })
+  assert.equal(res.code, 0, res.stderr)
+  assert.ok(Date.now() - killed < 15000, `xpm kill took ${Date.now() - killed} ms`)
+})

@@ -121,7 +121,7 @@ test('watchdog: a worker that blocks its loop for 5 s with max_event_loop_delay 
     return /the old process was stopped by xpm/.test(out) && out
   }, { timeout: 15000, message: 'the blocked worker\'s exit in the journal' })
   assert.match(why, /restarted: its event loop was blocked: p99/)
-  assert.match(why, new RegExp(`pid ${first.pid} │ the old process was stopped by xpm: its event loop was blocked`))
+  assert.match(why, new RegExp(`pid ${first.pid} +│ the old process was stopped by xpm: its event loop was blocked`)) // padded to the longest pid
   assert.match(why, /blocks its event loop for 5000 ms/, 'the blocked process\'s last lines')
 })
 

@@ -19,3 +19,36 @@ test('fork mode asks the agent to close its servers and hold the process until t
   assert.equal(isDrained({ 'xpm:agent': 'metrics' }), false)
   assert.equal(isDrained(null), false)
 })
+
+// untilDrained with mocked timers: a process that does not answer the drain (its event loop is
+// blocked) is not waited for; one that answers is, until it has drained or the limit.
+test('untilDrained: no "draining" within a quarter of kill_timeout (250 ms to 1 s) ends the wait', async (t) => {
+  const { EventEmitter } = require('node:events')
+  const { untilDrained } = require('../../daemon/launchers/drain')
+  t.mock.timers.enable({ apis: ['setTimeout'] })
+  const state = (p) => { let s = 'waiting'; p.then(() => { s = 'done' }); return () => s }
+  const flush = () => new Promise((resolve) => setImmediate(resolve))
+
+  const hung = new EventEmitter()
+  const hungState = state(untilDrained(hung, { killTimeout: 8000, timeoutMs: 4000 }))
+  t.mock.timers.tick(999); await flush()
+  assert.equal(hungState(), 'waiting')
+  t.mock.timers.tick(1); await flush()
+  assert.equal(hungState(), 'done')
+
+  const busy = new EventEmitter()
+  const busyState = state(untilDrained(busy, { killTimeout: 8000, timeoutMs: 4000 }))
+  busy.emit('message', { 'xpm:agent': 'draining' })
+  t.mock.timers.tick(3999); await flush()
+  assert.equal(busyState(), 'waiting', 'an answering process is given its drain')
+  busy.emit('message', { 'xpm:agent': 'drained' }); await flush()
+  assert.equal(busyState(), 'done')
+
+  const worker = new EventEmitter()
+  const workerState = state(untilDrained(worker, { killTimeout: 100, endEvents: ['disconnect'], answers: false }))
+  t.mock.timers.tick(60000); await flush()
+  assert.equal(workerState(), 'waiting', 'without an agent, nothing answers: the disconnect is waited for')
+  worker.emit('disconnect'); await flush()
+  assert.equal(workerState(), 'done')
+  assert.equal(worker.listenerCount('message') + worker.listenerCount('exit') + worker.listenerCount('disconnect'), 0)
+})
