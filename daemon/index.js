@@ -97,7 +97,7 @@ async function main (options = {}) {
 function drainDelayFromEnv (value, logger) {
   if (value === undefined || value === '') return 0
   try {
-    return require('../lib/shared/units').parseDuration(/^\d+$/.test(value) ? Number(value) : value, 'XPM_DRAIN_DELAY')
+    return require('../lib/shared/drain-delay').parseDrainDelay(value, 'XPM_DRAIN_DELAY')
   } catch (err) {
     logger.warn({ event: 'bad-drain-delay', value }, `${err.message}: no drain delay`)
     return 0

@@ -52,3 +52,12 @@ test('untilDrained: no "draining" within a quarter of kill_timeout (250 ms to 1 
   assert.equal(workerState(), 'done')
   assert.equal(worker.listenerCount('message') + worker.listenerCount('exit') + worker.listenerCount('disconnect'), 0)
 })
+
+test('--drain-delay and XPM_DRAIN_DELAY: a duration with a unit, or a bare number of seconds as --delay', () => {
+  const { parseDrainDelay } = require('../../lib/shared/drain-delay')
+  assert.equal(parseDrainDelay('5', '--drain-delay'), 5000)
+  assert.equal(parseDrainDelay('1.5', '--drain-delay'), 1500)
+  assert.equal(parseDrainDelay('500ms', '--drain-delay'), 500)
+  assert.equal(parseDrainDelay('2m', '--drain-delay'), 120000)
+  assert.throws(() => parseDrainDelay('soon', '--drain-delay'), { code: 'XPM_ERR_CONFIG_INVALID', message: /--drain-delay/ })
+})

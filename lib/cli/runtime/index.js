@@ -47,7 +47,7 @@ function buildProgram ({ initWarning = null, runDaemon } = {}) {
     .option('--format', 'the apps\' lines as key=value: app=… id=… type=out message=…')
     .option('--delay <seconds>', 'wait this many seconds before starting the apps')
     .option('--no-auto-exit', 'keep running when every app has ended (default: exit with the apps\' status)')
-    .option('--drain-delay <duration>', 'on SIGTERM or SIGINT, keep serving this long with /readyz failing before the apps drain (for clusters without a preStop hook; also XPM_DRAIN_DELAY; default 0)')
+    .option('--drain-delay <duration>', 'on SIGTERM or SIGINT, keep serving this long with /readyz failing before the apps drain: "5s", "500ms", or seconds (for clusters without a preStop hook; also XPM_DRAIN_DELAY; default 0)')
   require('../start-options').addStartOptions(program, { runtime: true })
   program.option('--metrics-address [address]', 'serve /metrics (Prometheus), /livez and /readyz on this address: a port, or host:port (default 127.0.0.1:9209; 0.0.0.0:9209 for a probe from outside the container). Also XPM_METRICS')
   return program.action((target, opts, command) => run(target, opts, command.args.slice(1), { initWarning, runDaemon }))
@@ -99,7 +99,7 @@ async function run (target, rawOpts, scriptArgs, { initWarning = null, runDaemon
 
 function drainDelayOf (value) {
   try {
-    return require('../../shared/units').parseDuration(/^\d+$/.test(value) ? Number(value) : value, '--drain-delay')
+    return require('../../shared/drain-delay').parseDrainDelay(value, '--drain-delay')
   } catch (err) {
     throw new XpmError('XPM_ERR_BAD_ARGUMENT', err.message)
   }
