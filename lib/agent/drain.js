@@ -6,14 +6,19 @@
 // Node delivers messages whose cmd starts with NODE_ as 'internalMessage', so the app's own
 // process.on('message') never sees it, and listening for it does not keep the process alive.
 // From then on:
-//  - every response carries `Connection: close`, so a client sends nothing more on that socket;
+//  - every response of a server that no longer listens carries `Connection: close`, so a client
+//    sends nothing more on that socket. Only once it no longer listens: a client told to close
+//    connects again at once, and while the server (in cluster mode, the primary's socket, until
+//    the app's last worker has closed it) still accepts, that new connection would be taken
+//    only to be reset when the socket closes; once closed, it is refused, cleanly;
 //  - server.close() (cluster's disconnect calls it, and most apps' signal handlers) no longer
 //    destroys idle keep-alive sockets at once: a client may be writing its next request on one
 //    at that very moment, which is where plain server.close() resets connections;
 //  - a server's close() once the drain or cluster's disconnect has closed it is answered as a
 //    first close() is (the app's own signal handler calls it), without ERR_SERVER_NOT_RUNNING;
-//  - connections still idle `idleMs` later (and every idleMs after) are closed between requests,
-//    so a client that stays idle does not hold the stop until SIGKILL;
+//  - connections of a server that no longer listens still idle `idleMs` later (and every idleMs
+//    after) are closed between requests, so a client that stays idle does not hold the stop
+//    until SIGKILL;
 //  - closeServers { signal, holdMs } (fork mode, where no primary stops routing): the app's servers
 //    stop accepting now, while its keep-alive clients are still connected (a connection made later
 //    would wait in the backlog and be reset when the app closes its server). The process is kept
@@ -55,13 +60,14 @@ function startDraining ({ servers = trackedServers, idleMs = DEFAULT_IDLE_MS } =
   const keepIdleSockets = function closeIdleConnections () {}
   http.Server.prototype.closeIdleConnections = keepIdleSockets
   https.Server.prototype.closeIdleConnections = keepIdleSockets
-  require('node:diagnostics_channel').subscribe('http.server.request.start', ({ response }) => {
-    if (!response.headersSent) response.setHeader('connection', 'close')
+  require('node:diagnostics_channel').subscribe('http.server.request.start', ({ response, server }) => {
+    if (!response.headersSent && !server?.listening) response.setHeader('connection', 'close')
   })
   for (const server of servers) answerLateClose(server)
   const httpServers = () => [...servers].filter((s) => s instanceof http.Server || s instanceof https.Server)
   const sweep = setInterval(() => {
     for (const server of httpServers()) {
+      if (server.listening) continue
       const original = server instanceof https.Server ? closeIdle.get(https.Server) : closeIdle.get(http.Server)
       try { original?.call(server) } catch {}
     }
