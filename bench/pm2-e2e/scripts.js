@@ -4,12 +4,24 @@
 const fs = require('node:fs')
 const path = require('node:path')
 
-// The scripts PM2's test/e2e.sh runs (its `runTest` lines that are not commented out).
-function listScripts (src, only) {
+// The scripts PM2's test/e2e.sh runs (its `runTest` lines that are not commented out); with
+// all, every script of test/e2e/ (those it leaves out or comments out too), after them.
+function listScripts (src, only, all = false) {
   const text = fs.readFileSync(path.join(src, 'test', 'e2e.sh'), 'utf8')
   const scripts = [...text.matchAll(/^\s*runTest\s+(\S+)/gm)].map((m) => m[1])
+  if (all) scripts.push(...everyScript(src).filter((s) => !scripts.includes(s)))
   if (!only) return scripts
   return scripts.filter((s) => only.some((o) => s.includes(o)))
+}
+
+// ./test/e2e/<folder>/<name>.sh for every script but include.sh (sourced by the others) and
+// editors' lock files (.#name.sh).
+function everyScript (src) {
+  const root = path.join(src, 'test', 'e2e')
+  return fs.readdirSync(root, { recursive: true })
+    .filter((f) => f.endsWith('.sh') && f !== 'include.sh' && !path.basename(f).startsWith('.'))
+    .map((f) => `./test/e2e/${f.split(path.sep).join('/')}`)
+    .sort()
 }
 
 // The first step that failed ("######## ✘ <what>", printed by include.sh's fail), with the line

@@ -98,15 +98,20 @@ test('reload and restart from the file apply a changed env value; stop and delet
   assert.deepEqual(await h.jlist(), [])
 })
 
-test('xpm ecosystem writes a commented starter file and refuses to overwrite it', async (t) => {
+test('xpm ecosystem writes a commented starter file; `init` over one keeps it aside and exits 0, as PM2 (cli-actions-1)', async (t) => {
   const h = createHome(t, { inProcess: true })
   const dir = fs.mkdtempSync(path.join(h.home, 'init-'))
   const res = await h.run(['ecosystem'], { cwd: dir })
   assert.equal(res.code, 0, res.stderr)
-  assert.ok(fs.existsSync(path.join(dir, 'ecosystem.config.js')))
-  const again = await h.run(['init'], { cwd: dir })
-  assert.equal(again.code, 1)
-  assert.match(again.stderr, /XPM_ERR_FILE_EXISTS/)
+  const file = path.join(dir, 'ecosystem.config.js')
+  fs.writeFileSync(file, '// mine\n')
+  const again = await h.run(['init', 'echo'], { cwd: dir }) // PM2's e2e: `pm2 init echo`
+  assert.equal(again.code, 0, again.stderr)
+  const kept = fs.readdirSync(dir).filter((f) => f.startsWith('ecosystem.config.js.bak-'))
+  assert.equal(kept.length, 1)
+  assert.equal(fs.readFileSync(path.join(dir, kept[0]), 'utf8'), '// mine\n')
+  assert.match(again.stdout, new RegExp(`existed: kept as .*${kept[0].replace(/\./g, '\\.')}`))
+  assert.match(fs.readFileSync(file, 'utf8'), /module\.exports = \{/)
 })
 
 test('ecosystem.example.js runs as it is: a cluster app and a fork app, and env_production', async (t) => {
