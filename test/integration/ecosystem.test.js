@@ -124,3 +124,27 @@ test('ecosystem.example.js runs as it is: a cluster app and a fork app, and env_
   const { json } = await httpGet(port)
   assert.match(json.message, /production/)
 })
+
+test('a file naming a missing script starts its other apps and reports the missing one, as PM2 (its e2e cli/ecosystem.e2e)', async (t) => {
+  const h = createHome(t, { inProcess: true })
+  const port = await freePort()
+  const file = writeFile(h, 'ecosystem.config.js', `module.exports = { apps: [
+    { name: 'good', script: ${JSON.stringify(ECHO)}, env: { PORT: '${port}' } },
+    { name: 'bad', script: './not-here.js' },
+    { name: 'worse', script: './nor-here.js' }
+  ] }`)
+  const res = await h.run(['start', file])
+  assert.equal(res.code, 2)
+  assert.match(res.stderr, /script "\.\/not-here\.js" in app "bad" not found: .*not-here\.js does not exist \[XPM_ERR_SCRIPT_NOT_FOUND\]/)
+  assert.match(res.stderr, /script "\.\/nor-here\.js" in app "worse" not found/)
+  assert.deepEqual((await h.jlist()).map((p) => [p.name, p.status]), [['good', 'online']])
+  assert.equal((await httpGet(port)).status, 200)
+  // an app that waits for a missing one (depends_on) would never start: nothing is done then
+  const chained = writeFile(h, 'ecosystem.config.js', `module.exports = { apps: [
+    { name: 'after', script: ${JSON.stringify(ECHO)}, depends_on: ['first'] },
+    { name: 'first', script: './not-here.js' }
+  ] }`)
+  const refused = await h.run(['start', chained])
+  assert.equal(refused.code, 2)
+  assert.deepEqual((await h.jlist()).map((p) => p.name), ['good'])
+})
