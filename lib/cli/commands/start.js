@@ -41,7 +41,7 @@ async function start (ctx) {
     if (finished.length) io.say(`[xpm] finished with exit code 0 before it was ready (autorestart off): id ${finished.join(', ')}\n`)
     await io.showList(client)
   }
-  if (opts.attach && !failures.length) {
+  if (opts.attach && !failures.length && !missing.length) {
     // PM2's --attach: follow what was just started, until Ctrl-C
     return require('./logs').logs({ ...ctx, args: [[...names, ...specs.map((s) => s.name)], { lines: 0 }] })
   }
