@@ -3,8 +3,9 @@
 
 // node bench/pm2-e2e/run.js <pm2-source-checkout> --pm2 <installed pm2 package folder>
 //        [--contenders pm2,xpm] [--only cli/reload,dump] [--timeout 120] [--retries 1] [--work <dir>] [--keep]
-//        [--private-net]
-// Runs the e2e scripts of PM2's repository (those its test/e2e.sh runs) against PM2 itself and
+//        [--private-net] [--all]
+// Runs the e2e scripts of PM2's repository (those its test/e2e.sh runs; with --all every script
+// of its test/e2e/, those it leaves out too) against PM2 itself and
 // against xpm through the shims of shims.js, one script at a time, PM2 first (the reference), and
 // prints a table: script, PM2 pass/fail, xpm pass/fail, xpm's first failing line. PM2's test files
 // are read from the checkout given and copied under --work; they are never part of xpm (AGPL).
@@ -38,6 +39,7 @@ function parseArgs (argv) {
     else if (a === '--work') opts.work = path.resolve(argv[++i])
     else if (a === '--keep') opts.keep = true
     else if (a === '--private-net') opts.privateNet = true
+    else if (a === '--all') opts.all = true
     else if (!a.startsWith('-') && !opts.src) opts.src = path.resolve(a)
     else throw new Error(`unknown argument ${a} (see the comment at the top of ${__filename})`)
   }
@@ -121,7 +123,7 @@ function table (scripts, results) {
 
 async function main () {
   const opts = parseArgs(process.argv.slice(2))
-  const scripts = listScripts(opts.src, opts.only)
+  const scripts = listScripts(opts.src, opts.only, opts.all)
   const results = {}
   const version = opts.pm2 ? JSON.parse(fs.readFileSync(path.join(opts.pm2, 'package.json'), 'utf8')).version : null
   for (const contender of opts.contenders) {

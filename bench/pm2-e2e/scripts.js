@@ -4,12 +4,36 @@
 const fs = require('node:fs')
 const path = require('node:path')
 
-// The scripts PM2's test/e2e.sh runs (its `runTest` lines that are not commented out).
-function listScripts (src, only) {
+// The scripts PM2's test/e2e.sh runs (its `runTest` lines that are not commented out); with
+// all, every script of test/e2e/ (those it leaves out or comments out too), after them.
+function listScripts (src, only, all = false) {
   const text = fs.readFileSync(path.join(src, 'test', 'e2e.sh'), 'utf8')
   const scripts = [...text.matchAll(/^\s*runTest\s+(\S+)/gm)].map((m) => m[1])
+  if (all) scripts.push(...everyScript(src).filter((s) => !scripts.includes(s)))
   if (!only) return scripts
   return scripts.filter((s) => only.some((o) => s.includes(o)))
+}
+
+// Scripts --all leaves out: they reach past their sandbox (a mount namespace does not hide the
+// machine's other processes, containers or network).
+const OUTSIDE = {
+  'binaries/pm2-dev.sh': '`pkill -f Daemon` kills every process of that name on the machine',
+  'binaries/pm2-runtime.sh': '`pkill -f PM2` kills every process of that name on the machine',
+  'docker.sh': '`docker kill` of every running container',
+  'pull.sh': 'clones a repository from GitHub',
+  'misc/versioning-cmd.sh': 'clones a repository from GitHub',
+  'cli/otel-install.sh': 'installs packages from npm into PM2\'s own folder'
+}
+
+// ./test/e2e/<folder>/<name>.sh for every script but include.sh (sourced by the others),
+// editors' lock files (.#name.sh) and those of OUTSIDE.
+function everyScript (src) {
+  const root = path.join(src, 'test', 'e2e')
+  return fs.readdirSync(root, { recursive: true })
+    .map((f) => f.split(path.sep).join('/'))
+    .filter((f) => f.endsWith('.sh') && f !== 'include.sh' && !path.basename(f).startsWith('.') && !OUTSIDE[f])
+    .map((f) => `./test/e2e/${f}`)
+    .sort()
 }
 
 // The first step that failed ("######## ✘ <what>", printed by include.sh's fail), with the line
@@ -45,4 +69,4 @@ function leftoverPids (home) {
   return pids
 }
 
-module.exports = { listScripts, firstFailure, leftoverPids }
+module.exports = { OUTSIDE, listScripts, firstFailure, leftoverPids }

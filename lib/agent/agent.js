@@ -20,6 +20,8 @@ const DISCONNECT_GRACE_MS = 1000
 
 function startAgent () {
   forgetPreload(process.execArgv, __filename)
+  const resolution = require('./specifier-resolution')
+  if (resolution.wantsNodeResolution(process.execArgv)) resolution.registerNodeResolution()
   // No IPC channel (started by hand, or a worker thread inheriting execArgv): nobody to report to.
   if (typeof process.send !== 'function' || process.env.XPM_AGENT === '0') return null
   const ipc = require('./ipc')

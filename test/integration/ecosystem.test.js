@@ -98,15 +98,20 @@ test('reload and restart from the file apply a changed env value; stop and delet
   assert.deepEqual(await h.jlist(), [])
 })
 
-test('xpm ecosystem writes a commented starter file and refuses to overwrite it', async (t) => {
+test('xpm ecosystem writes a commented starter file; `init` over one keeps it aside and exits 0, as PM2 (cli-actions-1)', async (t) => {
   const h = createHome(t, { inProcess: true })
   const dir = fs.mkdtempSync(path.join(h.home, 'init-'))
   const res = await h.run(['ecosystem'], { cwd: dir })
   assert.equal(res.code, 0, res.stderr)
-  assert.ok(fs.existsSync(path.join(dir, 'ecosystem.config.js')))
-  const again = await h.run(['init'], { cwd: dir })
-  assert.equal(again.code, 1)
-  assert.match(again.stderr, /XPM_ERR_FILE_EXISTS/)
+  const file = path.join(dir, 'ecosystem.config.js')
+  fs.writeFileSync(file, '// mine\n')
+  const again = await h.run(['init', 'echo'], { cwd: dir }) // PM2's e2e: `pm2 init echo`
+  assert.equal(again.code, 0, again.stderr)
+  const kept = fs.readdirSync(dir).filter((f) => f.startsWith('ecosystem.config.js.bak-'))
+  assert.equal(kept.length, 1)
+  assert.equal(fs.readFileSync(path.join(dir, kept[0]), 'utf8'), '// mine\n')
+  assert.match(again.stdout, new RegExp(`existed: kept as .*${kept[0].replace(/\./g, '\\.')}`))
+  assert.match(fs.readFileSync(file, 'utf8'), /module\.exports = \{/)
 })
 
 test('ecosystem.example.js runs as it is: a cluster app and a fork app, and env_production', async (t) => {
@@ -118,4 +123,28 @@ test('ecosystem.example.js runs as it is: a cluster app and a fork app, and env_
   assert.deepEqual(list.map((p) => [p.name, p.mode, p.status]), [['hello', 'cluster', 'online'], ['hello', 'cluster', 'online'], ['ticker', 'fork', 'online']])
   const { json } = await httpGet(port)
   assert.match(json.message, /production/)
+})
+
+test('a file naming a missing script starts its other apps and reports the missing one, as PM2 (its e2e cli/ecosystem.e2e)', async (t) => {
+  const h = createHome(t, { inProcess: true })
+  const port = await freePort()
+  const file = writeFile(h, 'ecosystem.config.js', `module.exports = { apps: [
+    { name: 'good', script: ${JSON.stringify(ECHO)}, env: { PORT: '${port}' } },
+    { name: 'bad', script: './not-here.js' },
+    { name: 'worse', script: './nor-here.js' }
+  ] }`)
+  const res = await h.run(['start', file])
+  assert.equal(res.code, 2)
+  assert.match(res.stderr, /script "\.\/not-here\.js" in app "bad" not found: .*not-here\.js does not exist \[XPM_ERR_SCRIPT_NOT_FOUND\]/)
+  assert.match(res.stderr, /script "\.\/nor-here\.js" in app "worse" not found/)
+  assert.deepEqual((await h.jlist()).map((p) => [p.name, p.status]), [['good', 'online']])
+  assert.equal((await httpGet(port)).status, 200)
+  // an app that waits for a missing one (depends_on) would never start: nothing is done then
+  const chained = writeFile(h, 'ecosystem.config.js', `module.exports = { apps: [
+    { name: 'after', script: ${JSON.stringify(ECHO)}, depends_on: ['first'] },
+    { name: 'first', script: './not-here.js' }
+  ] }`)
+  const refused = await h.run(['start', chained])
+  assert.equal(refused.code, 2)
+  assert.deepEqual((await h.jlist()).map((p) => p.name), ['good'])
 })

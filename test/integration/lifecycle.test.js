@@ -156,6 +156,19 @@ test('an ES-module app runs in cluster mode and in fork mode; a "type": "module"
   assert.deepEqual(modes, { 'esm-cluster': 'cluster', 'esm-fork': 'fork', 'esm-pkg': 'cluster' })
 })
 
+test('--node-args=--experimental-modules: imports without an extension resolve as in Node 8–18, fork and cluster (PM2 e2e cli/mjs)', async (t) => {
+  const h = createHome(t, { inProcess: true })
+  const [p1, p2, p3] = [await freePort(), await freePort(), await freePort()]
+  const entry = fixture('esm-bare/index.mjs')
+  assert.equal((await h.run(['start', entry, '--node-args=--experimental-modules', '--name', 'fork'], { env: { PORT: String(p1) } })).code, 0)
+  assert.equal((await h.run(['start', entry, '--node-args=--experimental-specifier-resolution=node', '-i', '2', '--name', 'cluster'], { env: { PORT: String(p2) } })).code, 0)
+  for (const port of [p1, p2]) assert.deepEqual((await httpGet(port)).json, { answer: 42, where: 'dir/index.js' })
+  // without either flag, Node's own resolution: the import fails, the app ends errored
+  await h.run(['start', entry, '--name', 'plain', '--max-restarts', '1'], { env: { PORT: String(p3) } })
+  await waitFor(async () => (await h.jlist()).find((p) => p.name === 'plain').status === 'errored')
+  assert.match((await h.run(['logs', 'plain', '--nostream', '--err'])).stdout, /ERR_MODULE_NOT_FOUND/)
+})
+
 test('a non-Node program runs in fork mode, through --interpreter or as an executable', async (t) => {
   const h = createHome(t, { inProcess: true })
   const outA = path.join(h.home, 'a.pid')

@@ -53,12 +53,17 @@ test('flags parsed by commander resolve into the spec (-i -1, --no-autorestart, 
   assert.equal(spec.execMode, 'cluster')
 })
 
-test('writeStarter writes a valid ecosystem file and refuses to overwrite it', async () => {
+test('writeStarter writes a valid ecosystem file; an existing one is kept aside, then replaced (as PM2)', async () => {
   const dir = tempDir('xpm-init-')
-  const file = await writeStarter(dir)
+  const { file, backup } = await writeStarter(dir)
   assert.equal(file, path.join(dir, 'ecosystem.config.js'))
+  assert.equal(backup, null)
   assert.equal(fs.readFileSync(file, 'utf8'), TEMPLATE)
-  await assert.rejects(writeStarter(dir), { code: 'XPM_ERR_FILE_EXISTS' })
+  fs.writeFileSync(file, 'module.exports = { apps: [] } // mine\n')
+  const again = await writeStarter(dir, { now: () => new Date('2026-11-28T23:10:00.123Z') })
+  assert.equal(again.backup, `${file}.bak-20261128T231000.123Z`)
+  assert.equal(fs.readFileSync(again.backup, 'utf8'), 'module.exports = { apps: [] } // mine\n')
+  assert.equal(fs.readFileSync(file, 'utf8'), TEMPLATE)
   fs.writeFileSync(path.join(dir, 'server.js'), '')
   const { specs } = await resolveStart({ target: file, env: {}, envName: 'production' })
   assert.equal(specs[0].name, 'web')

@@ -14,7 +14,7 @@ async function start (ctx) {
   const opts = pm2Flags(rawOpts, io)
   const targets = given.length ? given : [defaultEcosystem(io.cwd())]
   if (opts.daemon === false && await foreground(targets, opts, scriptArgs, io)) return
-  const { specs, names, fromScript, scripts } = await gather(targets, opts, scriptArgs, io)
+  const { specs, names, fromScript, scripts, missing } = await gather(targets, opts, scriptArgs, io)
   // PM2: `start ls` runs the program on PATH when no app has that name
   if (names.length) await programsOnPath(ctx, names, specs, fromScript, opts, scriptArgs)
   // PM2: `start <name|id> --name new` or with other options (--node-args, --watch…) restarts the
@@ -41,11 +41,18 @@ async function start (ctx) {
     if (finished.length) io.say(`[xpm] finished with exit code 0 before it was ready (autorestart off): id ${finished.join(', ')}\n`)
     await io.showList(client)
   }
-  if (opts.attach && !failures.length) {
+  if (opts.attach && !failures.length && !missing.length) {
     // PM2's --attach: follow what was just started, until Ctrl-C
     return require('./logs').logs({ ...ctx, args: [[...names, ...specs.map((s) => s.name)], { lines: 0 }] })
   }
   if (failures.length) throw await startFailed(client, failures, io)
+  if (missing.length) throw notStarted(missing, io)
+}
+
+// PM2: the apps of a file whose script is missing are reported once the others started.
+function notStarted (missing, io) {
+  for (const err of missing.slice(1)) io.stderr.write(`xpm: ${err.message} [${err.code}]\n`)
+  return missing[0]
 }
 
 // The targets as the config model reads them: specs (scripts, files, stdin) and names of apps
@@ -56,6 +63,7 @@ async function gather (targets, opts, scriptArgs, io) {
   const specs = []
   const names = []
   const fromScript = []
+  const missing = []
   let scripts = 0
   for (const target of targets) {
     if (target === '-') {
@@ -66,7 +74,8 @@ async function gather (targets, opts, scriptArgs, io) {
       names.push(target)
       continue
     }
-    const resolved = await resolveStart({ target, flags: opts, scriptArgs, cwd: io.cwd(), env: io.env, only: opts.only, envName: opts.env })
+    const resolved = await resolveStart({ target, flags: opts, scriptArgs, cwd: io.cwd(), env: io.env, only: opts.only, envName: opts.env, partial: true })
+    missing.push(...resolved.missing ?? [])
     // PM2 keys xpm accepts without acting on them, once each (stderr: --json output stays JSON)
     for (const line of resolved.notices ?? []) io.notice(line)
     if (resolved.kind === 'name') names.push(target)
@@ -76,7 +85,7 @@ async function gather (targets, opts, scriptArgs, io) {
       fromScript.push(...resolved.specs.map((s) => s.name))
     }
   }
-  return { specs, names, fromScript, scripts }
+  return { specs, names, fromScript, scripts, missing }
 }
 
 // startTarget for the names, start for the specs, side by side: { failures, finished, warnings }, or null

@@ -17,7 +17,9 @@ const { checkDependencies } = require('./dependencies')
 const SCRIPT_EXTENSION = /\.(c|m)?[jt]sx?$|\.(py|sh|rb|pl|php|coffee|ls)$/i
 
 // program: a bare word is a program on PATH when there is one (the CLI found no app of that name).
-async function resolveStart ({ target, flags = {}, scriptArgs = [], cwd = process.cwd(), env = process.env, only, envName, program = false } = {}) {
+// partial: apps of a file whose script is missing come back as `missing` (errors) beside the
+// specs of the others, as PM2's start starts the others (the caller reports them).
+async function resolveStart ({ target, flags = {}, scriptArgs = [], cwd = process.cwd(), env = process.env, only, envName, program = false, partial = false } = {}) {
   only = only ?? flags.only
   envName = envName ?? flags.env
   // flags are checked whatever the target is, so a bad value never goes unnoticed
@@ -25,8 +27,8 @@ async function resolveStart ({ target, flags = {}, scriptArgs = [], cwd = proces
   const file = path.resolve(cwd, target)
 
   if (isEcosystemFile(target)) {
-    const { specs, notices } = await fromEcosystem(file, { env, envName, only, overrides, scriptArgs })
-    return { kind: 'ecosystem', file, specs, notices }
+    const { specs, notices, missing } = await fromEcosystem(file, { env, envName, only, overrides, scriptArgs, partial })
+    return { kind: 'ecosystem', file, specs, notices, missing }
   }
   rejectFileOnlyOptions(target, { only, envName })
   // `xpm start npm --name web -- start`: a program on PATH, given arguments or a name, as PM2 runs it
@@ -57,7 +59,7 @@ async function resolveTargets ({ target, cwd = process.cwd(), env = process.env,
   return { kind: 'ecosystem', file, names: specs.map((s) => s.name), specs, notices }
 }
 
-async function fromEcosystem (file, { env, envName, only, overrides = {}, scriptArgs = [] }) {
+async function fromEcosystem (file, { env, envName, only, overrides = {}, scriptArgs = [], partial = false }) {
   const { dir, apps, names, notices: fileNotices, deployEnvs } = await selectApps(file, only)
   const deployEnv = envName && Object.hasOwn(deployEnvs, envName) ? deployEnvs[envName] : null
   if (envName && !deployEnv && !apps.some(({ raw }) => Object.hasOwn(raw, `env_${envName}`))) {
@@ -69,12 +71,14 @@ async function fromEcosystem (file, { env, envName, only, overrides = {}, script
   const problems = []
   const specs = []
   const notices = [...fileNotices]
+  const missingNames = []
   for (const { raw, label } of apps) {
     try {
       specs.push(normalizeApp(raw, { baseDir: dir, env, envName, deployEnv, overrides, scriptArgs, label, notices }))
     } catch (err) {
       if (!(err instanceof XpmError)) throw err
       problems.push(err)
+      if (err.code === 'XPM_ERR_SCRIPT_NOT_FOUND') missingNames.push(nameOf(raw, { envName, label }))
     }
   }
   // every problem of the file at once, one per line, duplicate names included
@@ -83,9 +87,13 @@ async function fromEcosystem (file, { env, envName, only, overrides = {}, script
   } catch (err) {
     problems.push(err)
   }
+  const missing = partial && specs.length && missingNames.length === problems.length &&
+    !specs.some((s) => (s.dependsOn || []).some((d) => missingNames.includes(d)))
+    ? problems.splice(0)
+    : []
   throwProblems(problems, { source: file })
   checkDependencies(specs, { file, known: names })
-  return { specs, notices: formatNotices(notices) }
+  return { specs, notices: formatNotices(notices), missing }
 }
 
 // A target with spaces whose first word is a file or a program on PATH is a command line

@@ -44,18 +44,25 @@ module.exports = {
 }
 `
 
-// Writes the starter file in dir and refuses to replace an existing one.
-async function writeStarter (dir = process.cwd()) {
+// Writes the starter file in dir. As PM2's init, an existing one is replaced, but it is kept
+// first as <file>.bak-<time> (a hand-written file is not lost to a stray `init`).
+async function writeStarter (dir = process.cwd(), { now = () => new Date() } = {}) {
   const file = path.join(dir, FILE_NAME)
+  let backup = null
   try {
     await fs.writeFile(file, TEMPLATE, { flag: 'wx' })
   } catch (err) {
-    if (err.code === 'EEXIST') {
-      throw new XpmError('XPM_ERR_FILE_EXISTS', `${file} already exists; not overwriting it`, { cause: err, details: { file } })
+    if (err.code !== 'EEXIST') throw err
+    backup = `${file}.bak-${now().toISOString().replace(/[-:]/g, '')}`
+    await fs.rename(file, backup)
+    try {
+      await fs.writeFile(file, TEMPLATE, { flag: 'wx' })
+    } catch (again) {
+      if (again.code === 'EEXIST') throw new XpmError('XPM_ERR_FILE_EXISTS', `${file} was written again while xpm replaced it; left as it is (the previous one is ${backup})`, { cause: again, details: { file, backup } })
+      throw again
     }
-    throw err
   }
-  return file
+  return { file, backup }
 }
 
 module.exports = { TEMPLATE, FILE_NAME, writeStarter }
