@@ -46,15 +46,14 @@ test('a flood past the rotation limit: file count and size stay bounded, no line
   // A read that meets a rotation half-way (its renames shift the files under the reader) sees the
   // files out of order: read until one read is whole, consecutive and ends with the last line.
   const consecutive = (seqs) => seqs.every((n, i) => i === 0 || n === seqs[i - 1] + 1)
-  await waitFor(() => {
-    const seqs = readRotated(file).map((l) => Number(l.split(' ')[1]))
-    return seqs.at(-1) === 199999 && consecutive(seqs)
+  const seqs = await waitFor(() => {
+    const read = readRotated(file).map((l) => Number(l.split(' ')[1]))
+    return read.at(-1) === 199999 && consecutive(read) && read
   }, { timeout: 30000, message: 'the last line, after the last rotation' })
   const files = fs.readdirSync(path.join(h.home, 'logs')).filter((f) => f.startsWith('flood-out.log'))
   assert.ok(files.length <= 4, files.join(','))
   const total = files.reduce((sum, f) => sum + fs.statSync(path.join(h.home, 'logs', f)).size, 0)
   assert.ok(total <= 4 * (64 * 1024 + 16 * 1024), `total ${total}`)
-  const seqs = readRotated(file).map((l) => Number(l.split(' ')[1]))
   for (let i = 1; i < seqs.length; i++) assert.equal(seqs[i], seqs[i - 1] + 1)
   assert.equal(seqs.at(-1), 199999)
 })
