@@ -1,0 +1,70 @@
+'use strict'
+
+// Preloaded (`--require`, before xpm's agent) into the Node processes of an app with `otel`
+// traces on (daemon/launchers/agent-args.js): starts the official OpenTelemetry Node SDK with
+// the auto-instrumentations, so the app's requests become traces with no code change. The SDK
+// reads the standard OTEL_* variables (endpoint, protocol, headers, sampler, resource
+// attributes, OTEL_SDK_DISABLED); the daemon set them from the app's `otel` settings and added
+// XPM_OTEL, the ids of this process (lib/shared/otel/settings.js). Metrics and logs are not
+// exported from here: the daemon exports them from outside (daemon/otel/).
+//
+// It never stops the app: a missing package, an app that sets up OpenTelemetry itself or an
+// error in the SDK leaves the app running uninstrumented, with one line on stderr saying why.
+const { selfInstrumented } = require('./self-detect')
+
+function say (text) {
+  process.stderr.write(`[xpm otel] ${text}\n`)
+}
+
+function start () {
+  // Node 20 runs --require preloads in the module loader's thread too: one SDK, in the app's thread
+  if (!require('node:worker_threads').isMainThread) return
+  if (globalThis.__xpmOtelStarted) return // preloaded twice (a NODE_OPTIONS that names it too)
+  globalThis.__xpmOtelStarted = true
+  if ((process.env.OTEL_SDK_DISABLED || '').trim().toLowerCase() === 'true') return
+  const own = selfInstrumented(process.cwd(), process.env, process.execArgv)
+  if (own) {
+    say(`the app sets up OpenTelemetry itself (${own}); xpm leaves it alone`)
+    return
+  }
+  let parts
+  try {
+    parts = {
+      sdk: require('@opentelemetry/sdk-node'),
+      auto: require('@opentelemetry/auto-instrumentations-node')
+    }
+  } catch (err) {
+    if (err.code !== 'MODULE_NOT_FOUND') throw err
+    say('otel is on but the OpenTelemetry packages are not installed next to xpm [XPM_ERR_OTEL_MISSING]: ' +
+      'install xpm with its optional dependencies (`npm install -g xpm --include=optional`); the app runs without traces')
+    return
+  }
+  const { resourceFor } = require('./resource')
+  const sdk = new parts.sdk.NodeSDK({
+    resource: resourceFor(process.env, process.cwd()),
+    instrumentations: [parts.auto.getNodeAutoInstrumentations({
+      // file-system spans would swamp every trace, as the OpenTelemetry docs warn
+      '@opentelemetry/instrumentation-fs': { enabled: false }
+    })]
+  })
+  registerEsmHook()
+  sdk.start()
+  // The last spans are flushed when the loop empties. No signal handler: one would change what
+  // SIGINT and SIGTERM do to an app that has none; spans younger than OTEL_BSP_SCHEDULE_DELAY
+  // (5 s) at a stop may be lost (docs/otel.md).
+  process.once('beforeExit', () => { sdk.shutdown().catch(() => {}) })
+}
+
+// ES modules are instrumented through import-in-the-middle's loader hook (Node >= 20.6).
+function registerEsmHook () {
+  const { register } = require('node:module')
+  if (typeof register !== 'function') return
+  const { pathToFileURL } = require('node:url')
+  register('import-in-the-middle/hook.mjs', pathToFileURL(__filename).href)
+}
+
+try {
+  start()
+} catch (err) {
+  say(`OpenTelemetry could not start; the app runs without traces: ${err && err.stack}`)
+}
