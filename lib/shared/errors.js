@@ -40,7 +40,8 @@ const CODES = {
   XPM_ERR_WEB_LISTEN: { exit: 1, summary: '`xpm web` could not listen on its address (the port is in use, or the host is not an address of this machine).' },
   XPM_ERR_WEB_FORBIDDEN: { exit: 1, summary: '`xpm web` refused a request: no or a wrong token, a `Host` that is not the bound address, or a cross-site POST (Origin, Sec-Fetch-Site, CSRF header).' },
   XPM_ERR_REUSE_PORT_UNSUPPORTED: { exit: 2, summary: '`reuse_port` needs Linux and a daemon running Node 22.12 or later (23.1 on the 23 line): the daemon\'s Node is the workers\' Node.' },
-  XPM_ERR_WEB_READ_ONLY: { exit: 1, summary: '`xpm web --read-only` refuses every action (restart, reload, stop, start).' }
+  XPM_ERR_WEB_READ_ONLY: { exit: 1, summary: '`xpm web --read-only` refuses every action (restart, reload, stop, start).' },
+  XPM_ERR_OTEL_MISSING: { exit: 2, summary: 'An app has `otel` on but the OpenTelemetry packages (optional dependencies of xpm) are not installed: the app runs without telemetry; install xpm with its optional dependencies (docs/otel.md).' }
 }
 
 class XpmError extends Error {
