@@ -6,7 +6,6 @@ const { stopProcess } = require('./stop-process')
 const { needsAgentProbes } = require('./probe-target')
 const { abortable } = require('../../lib/shared/abortable')
 const { instanceEnv } = require('../../lib/shared/config/instance-env')
-const { instanceOtelEnv } = require('../../lib/shared/otel/settings')
 const { SPEC_DEFAULTS } = require('../../lib/shared/config/spec-defaults')
 const { setIntent, intentSignalOf } = require('./instance-intent')
 const { exitEvent } = require('./instance-exit')
@@ -107,10 +106,11 @@ class Instance {
     return {
       ...require('../../lib/shared/internal-env').withoutInternals(this.spec.env), // a saved spec's strays (lib/shared/internal-env.js)
       ...instanceEnv(this.spec, this.index), // NODE_APP_INSTANCE (or instance_var), increment_var
-      XPM_ID: String(this.id), XPM_APP_NAME: this.name,
+      XPM_ID: String(this.id),
+      XPM_APP_NAME: this.name,
       ...(needsAgentProbes(this.spec) ? { XPM_PROBES: '1' } : {}), // lib/agent/probe.js
       ...(this.spec.metrics === false ? { XPM_AGENT_METRICS: '0' } : {}),
-      ...instanceOtelEnv(this) // OTEL_* and XPM_OTEL for the bootstrap `otel` preloads (lib/otel/bootstrap.js)
+      ...require('../../lib/shared/otel/settings').instanceOtelEnv(this) // OTEL_*, XPM_OTEL: lib/otel/bootstrap.js
     }
   }
 

@@ -44,7 +44,7 @@ function createAppTelemetry ({ spec, dests, supervisor, metrics, logSink, logger
   if (spec.otel.logs && !dests.logs.disabled && logSink) {
     const { exporter, stats } = createExporter('logs', dests.logs)
     parts.stats.logs = stats
-    const processor = new BatchLogRecordProcessor(exporter, { maxQueueSize: MAX_QUEUED, maxExportBatchSize: BATCH, scheduledDelayMillis: LOG_DELAY_MS, exportTimeoutMillis: 30000 })
+    const processor = new BatchLogRecordProcessor({ exporter, maxQueueSize: MAX_QUEUED, maxExportBatchSize: BATCH, scheduledDelayMillis: LOG_DELAY_MS, exportTimeoutMillis: 30000 })
     parts.loggerProvider = new LoggerProvider({ resource, processors: [processor] })
     const otelLogger = parts.loggerProvider.getLogger('xpm')
     let queued = 0 // handed to the processor, not yet to the exporter

@@ -1,0 +1,105 @@
+'use strict'
+
+// The daemon's own OpenTelemetry export (docs/otel.md), on a real daemon and a real OTLP/HTTP
+// receiver (http/json): each process's figures arrive with the semantic conventions' names and
+// xpm's attributes; each log line arrives as a log record, with the trace id of the request it
+// was written in; a collector that answers 503, then one that is gone, leaves the app serving and
+// the drops counted in `xpm show`. A daemon whose apps have otel off loads no OpenTelemetry module.
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { createHome, waitFor, freePort, httpGet, fixture } = require('../helpers/xpm')
+const { startReceiver } = require('../helpers/otlp-receiver')
+
+const missing = (() => { try { require.resolve('@opentelemetry/sdk-node'); return false } catch { return 'the OpenTelemetry optional dependencies are not installed' } })()
+
+function writeFile (h, apps) {
+  const dir = fs.mkdtempSync(path.join(h.home, 'apps-'))
+  const file = path.join(dir, 'ecosystem.config.js')
+  fs.writeFileSync(file, `module.exports = ${JSON.stringify({ apps })}\n`)
+  return { dir, file }
+}
+
+const showOtel = async (h, name) => JSON.parse((await h.run(['show', name, '--json'])).stdout)[0].otel
+
+test('metrics with xpm\'s attributes, log lines with their trace id, and a failing collector that costs nothing but drops', { skip: missing, timeout: 120000 }, async (t) => {
+  const h = createHome(t)
+  const receiver = await startReceiver()
+  t.after(() => receiver.close())
+  const port = await freePort()
+  const { dir, file } = writeFile(h, [{
+    name: 'api',
+    script: fixture('otel-hop.js'),
+    instances: 2,
+    otel: { endpoint: receiver.url, protocol: 'http/json' },
+    env: { PORT: String(port), HOP_NAME: 'api', OTEL_METRIC_EXPORT_INTERVAL: '300', OTEL_BSP_SCHEDULE_DELAY: '100' }
+  }])
+  let res = await h.run(['start', file], { cwd: dir })
+  assert.equal(res.code, 0, res.stderr)
+  const list = await h.jlist()
+  await waitFor(async () => (await httpGet(port, '/hop').catch(() => null))?.status === 200, { timeout: 30000, message: 'api answering' })
+
+  // metrics: every process, by the semantic conventions' names, with its xpm.* attributes
+  await waitFor(() => list.every((p) => receiver.points().some((pt) => pt.name === 'process.memory.usage' && pt.attributes['xpm.id'] === p.id && pt.value > 0)),
+    { timeout: 20000, message: 'process.memory.usage of every process' })
+  const points = receiver.points()
+  for (const p of list) {
+    const mine = points.filter((pt) => pt.attributes['xpm.id'] === p.id)
+    const names = new Set(mine.map((pt) => pt.name))
+    for (const name of ['process.cpu.utilization', 'process.memory.usage', 'xpm.process.restarts', 'xpm.process.status', 'xpm.process.up']) assert.ok(names.has(name), `${name} of process ${p.id}`)
+    const mem = mine.find((pt) => pt.name === 'process.memory.usage')
+    assert.equal(mem.unit, 'By')
+    assert.equal(mem.attributes['xpm.instance'], p.instance)
+    assert.equal(mem.attributes['process.pid'], p.pid)
+    assert.equal(mem.resource['service.name'], 'api')
+    assert.equal(mem.resource['xpm.app'], 'api')
+  }
+  await waitFor(() => list.every((p) => receiver.points().some((pt) => pt.name === 'xpm.process.status' && pt.attributes['xpm.id'] === p.id && pt.attributes['xpm.status'] === 'online')),
+    { timeout: 20000, message: 'xpm.process.status online for every process' })
+
+  // logs: the pino line written inside the request carries the request's trace id
+  await httpGet(port, '/hop')
+  let line
+  await waitFor(() => {
+    line = receiver.records().find((r) => /handled a hop/.test(r.body) && r.traceId)
+    return line
+  }, { timeout: 20000, message: 'the request\'s log line as a log record with a trace id' }).catch((err) => { throw new Error(`${err.message}\n${JSON.stringify(receiver.records().slice(0, 5), null, 1)}\n${receiver.received.filter((r) => r.signal === 'logs').length} logs requests`) })
+  assert.equal(line.severityText, 'INFO')
+  assert.equal(line.resource['service.name'], 'api')
+  assert.ok(list.some((p) => p.id === line.attributes['xpm.id']))
+  await waitFor(() => receiver.spans().some((s) => s.traceId === line.traceId && s.spanId === line.spanId), { timeout: 20000, message: 'the span the line names' })
+
+  let otel = await showOtel(h, 'api')
+  assert.equal(otel.metrics.url, `${receiver.url}/v1/metrics`)
+  assert.equal(otel.logs.protocol, 'http/json')
+  assert.ok(otel.metrics.exported > 0 && otel.logs.exported > 0, JSON.stringify(otel))
+  assert.equal(otel.metrics.lastExport.ok, true)
+
+  // a collector that refuses (503), then one that is gone: the app serves on, the daemon answers,
+  // and what could not be sent is counted as dropped
+  receiver.status(503)
+  for (let i = 0; i < 20; i++) assert.equal((await httpGet(port, '/hop')).status, 200)
+  await receiver.close()
+  for (let i = 0; i < 20; i++) assert.equal((await httpGet(port, '/hop')).status, 200)
+  await waitFor(async () => {
+    otel = await showOtel(h, 'api')
+    return otel.metrics.dropped > 0 && otel.metrics.lastExport.ok === false
+  }, { timeout: 60000, interval: 500, message: 'the drops counted in `xpm show`' })
+  assert.match(otel.metrics.lastExport.error, /\S/)
+  res = await h.run(['jlist'])
+  assert.equal(res.code, 0)
+  assert.ok(JSON.parse(res.stdout).every((p) => p.status === 'online'))
+})
+
+test('a daemon whose apps have otel off loads no OpenTelemetry module', { timeout: 60000 }, async (t) => {
+  const h = createHome(t)
+  const res = await h.run(['start', fixture('idle.js'), '--name', 'plain'])
+  assert.equal(res.code, 0, res.stderr)
+  const pid = h.daemonPid()
+  const maps = fs.readFileSync(`/proc/${pid}/maps`, 'utf8') // native modules only; the JS modules are checked below
+  assert.ok(!/opentelemetry|grpc/.test(maps))
+  // the daemon's log says when the export starts; a daemon without otel apps never says it
+  const log = fs.readFileSync(path.join(h.home, 'daemon.log'), 'utf8')
+  assert.ok(!/otel-export/.test(log))
+})
