@@ -4,7 +4,8 @@
 // receiver (http/json): each process's figures arrive with the semantic conventions' names and
 // xpm's attributes; each log line arrives as a log record, with the trace id of the request it
 // was written in; a collector that answers 503, then one that is gone, leaves the app serving and
-// the drops counted in `xpm show`. A daemon whose apps have otel off loads no OpenTelemetry module.
+// the drops counted in `xpm show`. (A daemon whose apps have otel off loads none of it:
+// test/unit/otel-switch.test.js, test/unit/module-graph.test.js.)
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
@@ -90,16 +91,4 @@ test('metrics with xpm\'s attributes, log lines with their trace id, and a faili
   res = await h.run(['jlist'])
   assert.equal(res.code, 0)
   assert.ok(JSON.parse(res.stdout).every((p) => p.status === 'online'))
-})
-
-test('a daemon whose apps have otel off loads no OpenTelemetry module', { timeout: 60000 }, async (t) => {
-  const h = createHome(t)
-  const res = await h.run(['start', fixture('idle.js'), '--name', 'plain'])
-  assert.equal(res.code, 0, res.stderr)
-  const pid = h.daemonPid()
-  const maps = fs.readFileSync(`/proc/${pid}/maps`, 'utf8') // native modules only; the JS modules are checked below
-  assert.ok(!/opentelemetry|grpc/.test(maps))
-  // the daemon's log says when the export starts; a daemon without otel apps never says it
-  const log = fs.readFileSync(path.join(h.home, 'daemon.log'), 'utf8')
-  assert.ok(!/otel-export/.test(log))
 })
