@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+'use strict'
+
+// node bench/otel.js [--rounds 3] [--seconds 5] [--connections 50]
+// What `otel` costs an app (issue 36): the hello app, 2 cluster workers, under load with otel off
+// and with otel on (traces from the SDK in the app, metrics and logs from the daemon), sent to a
+// local OTLP sink that answers 200 at once, so the figure is the app's own cost, not a
+// collector's. Rounds alternate off and on in fresh daemons. Prints medians and the ratio; the
+// figures go in docs/benchmarks.md by hand. Not part of `npm run bench`.
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const http = require('node:http')
+const { benchEnv, runOk, freePort, httpGet, waitFor, kill, isAlive } = require('./lib/util')
+const { ensureTools } = require('./lib/tools')
+const { loadRun } = require('./lib/loadgen')
+
+const args = process.argv.slice(2)
+const opt = (name, def) => { const i = args.indexOf(name); return i === -1 ? def : Number(args[i + 1]) }
+const ROUNDS = opt('--rounds', 3)
+const SECONDS = opt('--seconds', 5)
+const CONNECTIONS = opt('--connections', 50)
+const XPM = path.join(__dirname, '..', 'bin', 'xpm')
+const HELLO = path.join(__dirname, 'apps', 'hello.js')
+
+function startSink () {
+  const counts = { traces: 0, metrics: 0, logs: 0 }
+  const server = http.createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      const signal = req.url.split('/').pop()
+      if (signal in counts) counts[signal]++
+      res.writeHead(200, { 'content-type': req.headers['content-type'] || 'application/x-protobuf' }).end()
+    })
+  })
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}`, counts, close: () => server.close() })))
+}
+
+async function one (tools, sink, otel) {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-bench-otel-'))
+  const env = benchEnv({ XPM_HOME: home, FORCE_COLOR: '0' })
+  const port = await freePort()
+  const file = path.join(home, 'ecosystem.config.js')
+  fs.writeFileSync(file, `module.exports = ${JSON.stringify({ apps: [{ name: 'hello', script: HELLO, instances: 2, env: { PORT: String(port) }, ...(otel ? { otel: { endpoint: sink.url } } : {}) }] })}\n`)
+  try {
+    await runOk(process.execPath, [XPM, 'start', file], { env, cwd: home, timeout: 120000 })
+    await waitFor(() => httpGet(port).then(() => true, () => false), { timeout: 30000 })
+    await loadRun(tools, port, { seconds: 1, connections: CONNECTIONS }) // warm-up
+    return await loadRun(tools, port, { seconds: SECONDS, connections: CONNECTIONS })
+  } finally {
+    const pid = Number(fs.readFileSync(path.join(home, 'daemon.pid'), 'utf8'))
+    await runOk(process.execPath, [XPM, 'kill'], { env, cwd: home, timeout: 60000 }).catch(() => kill(pid))
+    await waitFor(() => !isAlive(pid), { timeout: 20000 }).catch(() => kill(pid))
+    fs.rmSync(home, { recursive: true, force: true })
+  }
+}
+
+const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]
+
+async function main () {
+  const tools = await ensureTools()
+  const sink = await startSink()
+  const rows = { off: [], on: [] }
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const mode of r % 2 ? ['on', 'off'] : ['off', 'on']) {
+      const res = await one(tools, sink, mode === 'on')
+      rows[mode].push(res)
+      console.log(`round ${r + 1} otel ${mode}: ${Math.round(res.rps)} req/s, p99 ${res.p99} ms, ${res.errors} errors`)
+    }
+  }
+  sink.close()
+  const off = median(rows.off.map((x) => x.rps))
+  const on = median(rows.on.map((x) => x.rps))
+  console.log(`\nmedian req/s: off ${Math.round(off)}, on ${Math.round(on)}, on/off ${(on / off).toFixed(2)}×`)
+  console.log(`median p99 ms: off ${median(rows.off.map((x) => x.p99))}, on ${median(rows.on.map((x) => x.p99))}`)
+  console.log(`OTLP requests received: ${JSON.stringify(sink.counts)}`)
+}
+
+main().catch((err) => { console.error(err); process.exit(1) })
