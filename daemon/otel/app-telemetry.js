@@ -7,11 +7,12 @@ const { resourceFromAttributes } = require('@opentelemetry/resources')
 const api = require('@opentelemetry/api')
 const { createExporter } = require('./exporters')
 const { registerProcessMetrics } = require('./process-metrics')
+const { followLifecycle } = require('./lifecycle-events')
 const { logRecordOf } = require('../../lib/shared/otel/log-record')
 
 // One app's telemetry exported by the daemon: its processes' figures (a MeterProvider whose
 // reader collects on the export interval) and its log lines (a LoggerProvider fed by the log
-// sink's live lines), both with the app's resource. Bounded: at most MAX_QUEUED log records
+// sink's live lines, and its crashes and restarts: lifecycle-events.js), both with the app's resource. Bounded: at most MAX_QUEUED log records
 // wait for the exporter (the rest are counted as dropped, never queued), and the exporters'
 // own timeouts and concurrency limit bound what a slow collector holds. Nothing here waits for
 // the collector on the daemon's path: a line is handed over and the call returns.
@@ -50,11 +51,14 @@ function createAppTelemetry ({ spec, dests, supervisor, metrics, logSink, logger
     let queued = 0 // handed to the processor, not yet to the exporter
     const wrapped = exporter.export
     exporter.export = (items, done) => { queued -= items.length; wrapped(items, done) }
-    parts.unsubscribe = logSink.subscribe({ names: new Set([name]) }, (obj) => {
+    const emit = (record) => {
       if (queued >= MAX_QUEUED) { stats.dropped++; return }
       queued++
-      otelLogger.emit(recordOf(obj))
-    })
+      otelLogger.emit(record)
+    }
+    const offLines = logSink.subscribe({ names: new Set([name]) }, (obj) => emit(recordOf(obj)))
+    const offEvents = followLifecycle(supervisor, name, emit)
+    parts.unsubscribe = () => { offLines(); offEvents() }
   }
 
   return {

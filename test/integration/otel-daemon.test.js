@@ -3,9 +3,9 @@
 // The daemon's own OpenTelemetry export (docs/otel.md), on a real daemon and a real OTLP/HTTP
 // receiver (http/json): each process's figures arrive with the semantic conventions' names and
 // xpm's attributes; each log line arrives as a log record, with the trace id of the request it
-// was written in; a collector that answers 503, then one that is gone, leaves the app serving and
-// the drops counted in `xpm show`. (A daemon whose apps have otel off loads none of it:
-// test/unit/otel-switch.test.js, test/unit/module-graph.test.js.)
+// was written in, and a restart as a record with its reason; a collector that answers 503, then
+// one that is gone, leaves the app serving and the drops counted in `xpm show`. (A daemon whose
+// apps have otel off loads none of it: test/unit/otel-switch.test.js, module-graph.test.js.)
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
@@ -70,6 +70,14 @@ test('metrics with xpm\'s attributes, log lines with their trace id, and a faili
   assert.equal(line.resource['service.name'], 'api')
   assert.ok(list.some((p) => p.id === line.attributes['xpm.id']))
   await waitFor(() => receiver.spans().some((s) => s.traceId === line.traceId && s.spanId === line.spanId), { timeout: 20000, message: 'the span the line names' })
+
+  // a restart is a log record too, with its reason
+  res = await h.run(['restart', 'api'])
+  assert.equal(res.code, 0, res.stderr)
+  const restart = await waitFor(() => receiver.records().find((r) => r.attributes['event.name'] === 'xpm.process.restart'), { timeout: 20000, message: 'the restart as a log record' })
+  assert.equal(restart.attributes['xpm.reason'], 'manual')
+  assert.match(restart.body, /^api\[[01]\] restart: manual$/)
+  await waitFor(async () => (await httpGet(port, '/hop').catch(() => null))?.status === 200, { timeout: 30000, message: 'api answering after the restart' })
 
   let otel = await showOtel(h, 'api')
   assert.equal(otel.metrics.url, `${receiver.url}/v1/metrics`)

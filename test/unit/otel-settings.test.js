@@ -75,3 +75,17 @@ test('a log line\'s record: severity from the stream or the JSON level, trace co
   assert.equal(logRecordOf('{"trace_id":"xyz","span_id":"1"}', 'out').traceId, null)
   assert.equal(logRecordOf('{not json', 'out').severityText, 'INFO')
 })
+
+test('`xpm start --otel` and `--otel <endpoint>` parse into the spec', async () => {
+  const { Command } = require('commander')
+  const { addStartOptions } = require('../../lib/cli/start-options')
+  const flags = async (argv) => {
+    const command = new Command('start').argument('<target>').allowExcessArguments(true).exitOverride().configureOutput({ writeErr: () => {}, writeOut: () => {} })
+    addStartOptions(command)
+    command.parse(argv, { from: 'user' })
+    return (await resolveStart({ target: 'app.js', flags: command.opts(), cwd: FIXTURES, env: {} })).specs[0].otel
+  }
+  assert.deepEqual(await flags(['app.js', '--otel']), parseOtel(true))
+  assert.equal((await flags(['app.js', '--otel', 'http://c:4318'])).endpoint, 'http://c:4318')
+  assert.equal(await flags(['app.js']), null)
+})
