@@ -1,8 +1,14 @@
 #!/usr/bin/env node
 'use strict'
 
-// node bench/otel.js [--rounds 3] [--seconds 5] [--connections 50]
-// What `otel` costs an app (issue 36): the hello app, 2 cluster workers, under load with otel off
+// node bench/otel.js [--rounds 3] [--seconds 5] [--connections 50] [--start-vs <checkout>]
+// What `otel` costs (issue 36). --start-vs: the daemon's start time (a fresh home, `xpm ping`
+// until it answers, then `xpm kill`), this checkout against another one (say a `git archive` of
+// the commit before, with a node_modules), alternating, ROUNDS × 3 each; nothing else is run.
+// (The daemon's memory with otel off: bench/daemon-rss.js --xpm otel=.,base=<checkout>.)
+// --daemon-cpu N: the daemon's CPU over 60 s with N idle apps, otel off, then with every app's
+// metrics exported every 10 s (traces and logs off: the daemon's own cost).
+// Without it: the hello app, 2 cluster workers, under load with otel off
 // and with otel on (traces from the SDK in the app, metrics and logs from the daemon), sent to a
 // local OTLP sink that answers 200 at once, so the figure is the app's own cost, not a
 // collector's. Rounds alternate off and on in fresh daemons. Prints medians and the ratio; the
@@ -11,7 +17,8 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const http = require('node:http')
-const { benchEnv, runOk, freePort, httpGet, waitFor, kill, isAlive } = require('./lib/util')
+const { performance } = require('node:perf_hooks')
+const { benchEnv, runOk, freePort, httpGet, waitFor, kill, isAlive, cpuMs, rss } = require('./lib/util')
 const { ensureTools } = require('./lib/tools')
 const { loadRun } = require('./lib/loadgen')
 
@@ -55,9 +62,71 @@ async function one (tools, sink, otel) {
   }
 }
 
+async function startTime (root) {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-bench-otel-start-'))
+  const env = benchEnv({ XPM_HOME: home, FORCE_COLOR: '0' })
+  const bin = path.join(root, 'bin', 'xpm')
+  const t0 = performance.now()
+  await runOk(process.execPath, [bin, 'ping'], { env, cwd: home, timeout: 60000 })
+  const ms = performance.now() - t0
+  const pid = Number(fs.readFileSync(path.join(home, 'daemon.pid'), 'utf8'))
+  await runOk(process.execPath, [bin, 'kill'], { env, cwd: home, timeout: 60000 }).catch(() => kill(pid))
+  await waitFor(() => !isAlive(pid), { timeout: 20000 }).catch(() => kill(pid))
+  fs.rmSync(home, { recursive: true, force: true })
+  return ms
+}
+
+const IDLE_APP = "'use strict'\nsetInterval(() => {}, 1e9)\n"
+
+async function daemonCpu (count, sink, otel) {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xpm-bench-otel-cpu-'))
+  const env = benchEnv({ XPM_HOME: home, FORCE_COLOR: '0' })
+  fs.writeFileSync(path.join(home, 'idle.js'), IDLE_APP)
+  const apps = Array.from({ length: count }, (_, i) => ({
+    name: `idle-${i}`,
+    script: path.join(home, 'idle.js'),
+    env: { OTEL_METRIC_EXPORT_INTERVAL: '10000' },
+    ...(otel ? { otel: { endpoint: sink.url, traces: false, logs: false } } : {})
+  }))
+  fs.writeFileSync(path.join(home, 'ecosystem.config.js'), `module.exports = ${JSON.stringify({ apps })}\n`)
+  const cli = (...a) => runOk(process.execPath, [XPM, ...a], { env, cwd: home, timeout: 300000 })
+  try {
+    await cli('start', 'ecosystem.config.js')
+    const pid = Number(fs.readFileSync(path.join(home, 'daemon.pid'), 'utf8'))
+    await new Promise((resolve) => setTimeout(resolve, 15000)) // start-up settles
+    const before = cpuMs(pid) / 1000
+    const exportsBefore = sink.counts.metrics
+    await new Promise((resolve) => setTimeout(resolve, 60000))
+    return { cpu: cpuMs(pid) / 1000 - before, rss: rss(pid), exports: sink.counts.metrics - exportsBefore }
+  } finally {
+    await cli('kill').catch(() => {})
+    fs.rmSync(home, { recursive: true, force: true })
+  }
+}
+
+async function compareStart (other) {
+  const times = { this: [], other: [] }
+  for (let r = 0; r < ROUNDS * 3; r++) {
+    for (const who of r % 2 ? ['other', 'this'] : ['this', 'other']) times[who].push(await startTime(who === 'this' ? path.join(__dirname, '..') : path.resolve(other)))
+  }
+  console.log(`daemon start (xpm ping from a fresh home), median ms: this ${median(times.this).toFixed(0)}, ${other} ${median(times.other).toFixed(0)}`)
+  console.log(`  this:  ${times.this.map((t) => t.toFixed(0)).join(' ')}\n  other: ${times.other.map((t) => t.toFixed(0)).join(' ')}`)
+}
+
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]
 
 async function main () {
+  const i = args.indexOf('--start-vs')
+  if (i !== -1) return compareStart(args[i + 1])
+  const j = args.indexOf('--daemon-cpu')
+  if (j !== -1) {
+    const sink = await startSink()
+    for (const otel of [false, true]) {
+      const r = await daemonCpu(Number(args[j + 1]), sink, otel)
+      console.log(`${args[j + 1]} apps, otel ${otel ? 'metrics every 10 s' : 'off'}: daemon CPU ${(r.cpu / 60 * 100).toFixed(2)} % of a core over 60 s, RSS ${(r.rss / 1048576).toFixed(1)} MB, ${r.exports} OTLP metrics requests`)
+    }
+    return sink.close()
+  }
   const tools = await ensureTools()
   const sink = await startSink()
   const rows = { off: [], on: [] }
