@@ -67,7 +67,7 @@ async function main (options = {}) {
   // /metrics, /livez, /readyz: off unless XPM_METRICS names an address (xpm-runtime opens its
   // own first, from --metrics-address, and hands it over: daemon/prometheus).
   const endpoint = options.endpoint !== undefined ? options.endpoint : await require('./prometheus').openFromEnv(daemonEnv.XPM_METRICS, logger)
-  endpoint?.attach({ supervisor, metrics, version })
+  endpoint?.attach({ supervisor, metrics, version, otel })
 
   let server = null
   let socket = null

@@ -33,6 +33,8 @@ function createOtelSwitch ({ supervisor, metrics, logSink, logger, otelEnv }) {
   supervisor.on('change', sync)
   return {
     get loaded () { return exporter !== null },
+    // [{ app, signal, exported, dropped }] of every app the daemon exports for (/metrics)
+    allStats: () => exporter?.allStats() ?? [],
     // What `xpm show` says about one app's telemetry (null when it has none).
     describe (spec) {
       if (!spec?.otel) return null

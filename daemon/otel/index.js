@@ -44,6 +44,7 @@ function createOtelExport ({ supervisor, metrics, logSink, logger, otelEnv }) {
   return {
     sync,
     stats: (name) => apps.get(name)?.telemetry.stats() ?? null,
+    allStats: () => [...apps].flatMap(([app, { telemetry }]) => Object.entries(telemetry.stats()).map(([signal, s]) => ({ app, signal, exported: s.exported, dropped: s.dropped }))),
     // the last figures and lines go out, within the exporters' timeouts
     async close () {
       for (const { telemetry } of apps.values()) closeOne(telemetry)

@@ -4,8 +4,9 @@
 // receiver (http/json): each process's figures arrive with the semantic conventions' names and
 // xpm's attributes; each log line arrives as a log record, with the trace id of the request it
 // was written in, and a restart as a record with its reason; a collector that answers 503, then
-// one that is gone, leaves the app serving and the drops counted in `xpm show`. (A daemon whose
-// apps have otel off loads none of it: test/unit/otel-switch.test.js, module-graph.test.js.)
+// one that is gone, leaves the app serving and the drops counted in `xpm show` and on /metrics.
+// (A daemon whose apps have otel off loads none of it: test/unit/otel-switch.test.js and
+// module-graph.test.js.)
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
@@ -28,7 +29,7 @@ test('metrics with xpm\'s attributes, log lines with their trace id, and a faili
   const h = createHome(t)
   const receiver = await startReceiver()
   t.after(() => receiver.close())
-  const port = await freePort()
+  const [port, metricsPort] = [await freePort(), await freePort()]
   const { dir, file } = writeFile(h, [{
     name: 'api',
     script: fixture('otel-hop.js'),
@@ -36,7 +37,7 @@ test('metrics with xpm\'s attributes, log lines with their trace id, and a faili
     otel: { endpoint: receiver.url, protocol: 'http/json' },
     env: { PORT: String(port), HOP_NAME: 'api', OTEL_METRIC_EXPORT_INTERVAL: '300', OTEL_BSP_SCHEDULE_DELAY: '100' }
   }])
-  let res = await h.run(['start', file], { cwd: dir })
+  let res = await h.run(['start', file], { cwd: dir, env: { XPM_METRICS: `127.0.0.1:${metricsPort}` } })
   assert.equal(res.code, 0, res.stderr)
   const list = await h.jlist()
   await waitFor(async () => (await httpGet(port, '/hop').catch(() => null))?.status === 200, { timeout: 30000, message: 'api answering' })
@@ -96,6 +97,11 @@ test('metrics with xpm\'s attributes, log lines with their trace id, and a faili
     return otel.metrics.dropped > 0 && otel.metrics.lastExport.ok === false
   }, { timeout: 60000, interval: 500, message: 'the drops counted in `xpm show`' })
   assert.match(otel.metrics.lastExport.error, /\S/)
+  // and on /metrics
+  const scrape = (await httpGet(metricsPort, '/metrics')).body
+  const dropped = Number(/^xpm_otel_dropped_total\{app="api",signal="metrics"\} (\d+)$/m.exec(scrape)?.[1])
+  assert.ok(dropped > 0, scrape.split('\n').filter((l) => l.includes('otel')).join('\n'))
+  assert.match(scrape, /^xpm_otel_exported_total\{app="api",signal="logs"\} [1-9]/m)
   res = await h.run(['jlist'])
   assert.equal(res.code, 0)
   assert.ok(JSON.parse(res.stdout).every((p) => p.status === 'online'))
