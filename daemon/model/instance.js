@@ -110,7 +110,7 @@ class Instance {
       XPM_APP_NAME: this.name,
       ...(needsAgentProbes(this.spec) ? { XPM_PROBES: '1' } : {}), // lib/agent/probe.js
       ...(this.spec.metrics === false ? { XPM_AGENT_METRICS: '0' } : {}),
-      ...require('../../lib/shared/otel/settings').instanceOtelEnv(this) // OTEL_*, XPM_OTEL: lib/otel/bootstrap.js
+      ...(this.spec.otel ? require('../../lib/shared/otel/settings').instanceOtelEnv(this) : {}) // OTEL_*, XPM_OTEL: lib/otel/bootstrap.js
     }
   }
 
