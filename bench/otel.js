@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict'
 
-// node bench/otel.js [--rounds 3] [--seconds 5] [--connections 50] [--start-vs <checkout>]
+// node bench/otel.js [--rounds 3] [--seconds 5] [--connections 50] [--app hello|cpu] [--start-vs <checkout>]
 // What `otel` costs (issue 36). --start-vs: the daemon's start time (a fresh home, `xpm ping`
 // until it answers, then `xpm kill`), this checkout against another one (say a `git archive` of
 // the commit before, with a node_modules), alternating, ROUNDS × 3 each; nothing else is run.
@@ -28,7 +28,8 @@ const ROUNDS = opt('--rounds', 3)
 const SECONDS = opt('--seconds', 5)
 const CONNECTIONS = opt('--connections', 50)
 const XPM = path.join(__dirname, '..', 'bin', 'xpm')
-const HELLO = path.join(__dirname, 'apps', 'hello.js')
+const APP_NAME = args.includes('--app') ? args[args.indexOf('--app') + 1] : 'hello'
+const HELLO = path.join(__dirname, 'apps', `${APP_NAME}.js`) // hello, or cpu (1,000 SHA-256 per request)
 
 function startSink () {
   const counts = { traces: 0, metrics: 0, logs: 0 }
