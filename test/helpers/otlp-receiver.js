@@ -7,7 +7,8 @@ const zlib = require('node:zlib')
 // http/json as is, and from http/protobuf with protobufjs and the OTLP messages below (the part
 // of opentelemetry-proto the tests read; unknown fields are skipped, as protobuf does). Every
 // request becomes { signal, contentType, body } in `received`, newest last. status(code) makes
-// it answer that code from then on (a collector that refuses); close() ends it.
+// it answer that code from then on (a collector that refuses), status('hang') answer nothing (a
+// collector that stalls); close() ends it.
 const PROTO = `
 syntax = "proto3";
 package otlp;
@@ -102,6 +103,7 @@ async function startReceiver ({ port = 0 } = {}) {
     req.on('end', () => {
       const signal = (/^\/v1\/(traces|metrics|logs)$/.exec(req.url) || [])[1]
       if (!signal) { res.writeHead(404).end(); return }
+      if (code === 'hang') return // a collector that takes the request and never answers
       if (code !== 200) { res.writeHead(code).end(); return }
       try {
         let buf = Buffer.concat(chunks)

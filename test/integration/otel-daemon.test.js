@@ -13,6 +13,9 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { createHome, waitFor, freePort, httpGet, fixture } = require('../helpers/xpm')
 const { startReceiver } = require('../helpers/otlp-receiver')
+const { startLoad } = require('../helpers/load')
+
+const rssOf = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024
 
 const missing = (() => { try { require.resolve('@opentelemetry/sdk-node'); return false } catch { return 'the OpenTelemetry optional dependencies are not installed' } })()
 
@@ -88,14 +91,31 @@ test('metrics with xpm\'s attributes, log lines with their trace id, and a faili
 
   // a collector that refuses (503), then one that is gone: the app serves on, the daemon answers,
   // and what could not be sent is counted as dropped
-  receiver.status(503)
-  for (let i = 0; i < 20; i++) assert.equal((await httpGet(port, '/hop')).status, 200)
-  await receiver.close()
-  for (let i = 0; i < 20; i++) assert.equal((await httpGet(port, '/hop')).status, 200)
+  // A load writing a line per request. First a collector that stalls: the lines fill the
+  // daemon's bounded queue and the rest are dropped (counted) long before an export times out.
+  const rssBefore = rssOf(h.daemonPid())
+  receiver.status('hang')
+  const load = startLoad(port, { concurrency: 8, keepAlive: true, path: '/hop' })
+  t.after(() => load.stop())
   await waitFor(async () => {
     otel = await showOtel(h, 'api')
-    return otel.metrics.dropped > 0 && otel.metrics.lastExport.ok === false
+    return otel.logs.dropped > 0
+  }, { timeout: 30000, interval: 200, message: 'lines dropped while the collector stalls' })
+  assert.equal(otel.logs.failedExports, 0, 'dropped by the bound, not by a failed export')
+  receiver.status(503)
+  const okAt = load.stats.ok
+  await waitFor(() => load.stats.ok > okAt + 2000, { timeout: 60000, message: '2000 requests while the collector answers 503' })
+  await receiver.close()
+  const okBefore = load.stats.ok
+  await waitFor(() => load.stats.ok > okBefore + 1000, { timeout: 60000, message: '1000 more requests with the collector gone' })
+  await load.stop()
+  assert.equal(load.stats.failed, 0, JSON.stringify(load.stats.errors))
+  await waitFor(async () => {
+    otel = await showOtel(h, 'api')
+    return otel.metrics.dropped > 0 && otel.metrics.lastExport.ok === false && otel.logs.dropped > 0
   }, { timeout: 60000, interval: 500, message: 'the drops counted in `xpm show`' })
+  const grown = rssOf(h.daemonPid()) - rssBefore
+  assert.ok(grown < 48 * 1024 * 1024, `the daemon grew by ${grown} bytes while the collector refused`)
   assert.match(otel.metrics.lastExport.error, /\S/)
   // and on /metrics
   const scrape = (await httpGet(metricsPort, '/metrics')).body
