@@ -1,10 +1,11 @@
 'use strict'
 
-// OpenTelemetry traces with no code change (docs/otel.md), on a real daemon: two apps with
-// `otel` on, a cluster app (CommonJS) calling a fork app (ES module), both with no OpenTelemetry
-// code; a request through them reaches a real OTLP/HTTP receiver (protobuf, the SDK's default
-// protocol) as one trace with both services' spans, linked by W3C trace context, each with the
-// resource attributes xpm knows. An app off stays uninstrumented; `xpm show` says where it goes.
+// OpenTelemetry traces with no code change (docs/otel.md), on a real daemon: three apps with
+// `otel` on and no OpenTelemetry code, front (CommonJS, cluster) → mid (ES module, cluster) →
+// back (CommonJS, fork); a request through them reaches a real OTLP/HTTP receiver (protobuf, the
+// SDK's default protocol) as one trace with every service's spans, linked by W3C trace context,
+// each with the resource attributes xpm knows. An app without otel stays uninstrumented; `xpm
+// show` says where the traces go.
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
@@ -12,44 +13,46 @@ const path = require('node:path')
 const { createHome, waitFor, freePort, httpGet, fixture } = require('../helpers/xpm')
 const { startReceiver } = require('../helpers/otlp-receiver')
 
-const missing = (() => { try { require.resolve('@opentelemetry/sdk-node'); return null } catch { return 'the OpenTelemetry optional dependencies are not installed' } })()
+const missing = (() => { try { require.resolve('@opentelemetry/sdk-node'); return false } catch { return 'the OpenTelemetry optional dependencies are not installed' } })()
 
-test('a request through two apps gives one trace with both services\' spans and xpm\'s resource attributes', { skip: missing ?? false, timeout: 90000 }, async (t) => {
+test('a request through three apps gives one trace with every service\'s spans and xpm\'s resource attributes', { skip: missing, timeout: 90000 }, async (t) => {
   const h = createHome(t)
   const receiver = await startReceiver()
   t.after(() => receiver.close())
-  const [frontPort, backPort] = [await freePort(), await freePort()]
+  const [frontPort, midPort, backPort] = [await freePort(), await freePort(), await freePort()]
   const dir = fs.mkdtempSync(path.join(h.home, 'apps-'))
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'shop', version: '2.3.4' }))
   const file = path.join(dir, 'ecosystem.config.js')
   const common = { OTEL_BSP_SCHEDULE_DELAY: '100' }
   fs.writeFileSync(file, `module.exports = { apps: [
     { name: 'front', script: ${JSON.stringify(fixture('otel-hop.js'))}, instances: 2, namespace: 'shop', otel: { endpoint: ${JSON.stringify(receiver.url)}, metrics: false, logs: false },
-      env: ${JSON.stringify({ ...common, PORT: String(frontPort), NEXT_PORT: String(backPort), HOP_NAME: 'front' })} },
-    { name: 'back', script: ${JSON.stringify(fixture('otel-hop.mjs'))}, otel: true, env: ${JSON.stringify({ ...common, PORT: String(backPort), OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url })} },
+      env: ${JSON.stringify({ ...common, PORT: String(frontPort), NEXT_PORT: String(midPort), HOP_NAME: 'front' })} },
+    { name: 'mid', script: ${JSON.stringify(fixture('otel-hop.mjs'))}, instances: 2, otel: { metrics: false, logs: false }, env: ${JSON.stringify({ ...common, PORT: String(midPort), NEXT_PORT: String(backPort), OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url })} },
+    { name: 'back', script: ${JSON.stringify(fixture('otel-hop.js'))}, otel: true, env: ${JSON.stringify({ ...common, PORT: String(backPort), OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url })} },
     { name: 'plain', script: ${JSON.stringify(fixture('echo-http.js'))}, env: { PORT: '0' } }
   ] }\n`)
   const res = await h.run(['start', file], { cwd: dir })
   assert.equal(res.code, 0, res.stderr)
-  await waitFor(async () => (await httpGet(frontPort, '/hop').catch(() => null))?.json?.next, { timeout: 30000, message: 'front answering through back' })
+  await waitFor(async () => (await httpGet(frontPort, '/hop').catch(() => null))?.json?.next, { timeout: 30000, message: 'front answering through mid and back' })
   const answer = await httpGet(frontPort, '/hop')
   assert.equal(answer.status, 200)
 
-  // the trace of one request: front's server span → front's client span → back's server span
+  // the trace of one request: front server → front client → mid server → mid client → back server
   let trace
   await waitFor(() => {
     const spans = receiver.spans()
-    const backServer = spans.filter((s) => s.resource['service.name'] === 'back' && s.kind === 2)
-    for (const b of backServer) {
-      const same = spans.filter((s) => s.traceId === b.traceId)
-      const client = same.find((s) => s.spanId === b.parentSpanId && s.kind === 3)
-      const server = client && same.find((s) => s.spanId === client.parentSpanId && s.kind === 2)
-      if (server) { trace = { server, client, back: b }; return true }
+    const parentOf = (span, kind, service) => spans.find((s) => s.traceId === span.traceId && s.spanId === span.parentSpanId && s.kind === kind && s.resource['service.name'] === service)
+    for (const back of spans.filter((s) => s.resource['service.name'] === 'back' && s.kind === 2)) {
+      const midClient = parentOf(back, 3, 'mid')
+      const mid = midClient && parentOf(midClient, 2, 'mid')
+      const client = mid && parentOf(mid, 3, 'front')
+      const server = client && parentOf(client, 2, 'front')
+      if (server) { trace = { server, client, mid, back }; return true }
     }
     return false
-  }, { timeout: 30000, message: 'one trace through front and back' })
+  }, { timeout: 30000, message: 'one trace through front, mid and back' })
 
-  const { server, client, back } = trace
+  const { server, client, mid, back } = trace
   assert.equal(server.resource['service.name'], 'front')
   assert.equal(client.resource['service.name'], 'front')
   assert.equal(server.resource['service.namespace'], 'shop')
@@ -61,6 +64,8 @@ test('a request through two apps gives one trace with both services\' spans and 
   assert.equal(typeof server.resource['process.pid'], 'number')
   assert.equal(server.resource['process.runtime.version'], process.versions.node)
   assert.ok(server.resource['host.name'])
+  assert.equal(mid.resource['xpm.app'], 'mid')
+  assert.ok([0, 1].includes(mid.resource['xpm.instance']), 'an ES module in cluster mode')
   assert.equal(back.resource['service.name'], 'back')
   assert.equal(back.resource['xpm.app'], 'back')
   assert.equal(back.resource['service.namespace'], 'default')
