@@ -22,6 +22,10 @@ test('a request through three apps gives one trace with every service\'s spans a
   const [frontPort, midPort, backPort] = [await freePort(), await freePort(), await freePort()]
   const dir = fs.mkdtempSync(path.join(h.home, 'apps-'))
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'shop', version: '2.3.4' }))
+  // an app that sets up OpenTelemetry itself (its package.json names the SDK): left alone
+  const ownDir = fs.mkdtempSync(path.join(h.home, 'own-'))
+  fs.writeFileSync(path.join(ownDir, 'package.json'), JSON.stringify({ name: 'own', dependencies: { '@opentelemetry/sdk-node': '^0.200.0' } }))
+  const ownPort = await freePort()
   const file = path.join(dir, 'ecosystem.config.js')
   const common = { OTEL_BSP_SCHEDULE_DELAY: '100' }
   fs.writeFileSync(file, `module.exports = { apps: [
@@ -29,6 +33,7 @@ test('a request through three apps gives one trace with every service\'s spans a
       env: ${JSON.stringify({ ...common, PORT: String(frontPort), NEXT_PORT: String(midPort), HOP_NAME: 'front' })} },
     { name: 'mid', script: ${JSON.stringify(fixture('otel-hop.mjs'))}, instances: 2, otel: { metrics: false, logs: false }, env: ${JSON.stringify({ ...common, PORT: String(midPort), NEXT_PORT: String(backPort), OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url })} },
     { name: 'back', script: ${JSON.stringify(fixture('otel-hop.js'))}, otel: true, env: ${JSON.stringify({ ...common, PORT: String(backPort), OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url })} },
+    { name: 'own', script: ${JSON.stringify(fixture('otel-hop.js'))}, cwd: ${JSON.stringify(ownDir)}, otel: { metrics: false, logs: false }, env: ${JSON.stringify({ ...common, PORT: String(ownPort), OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url })} },
     { name: 'plain', script: ${JSON.stringify(fixture('echo-http.js'))}, env: { PORT: '0' } }
   ] }\n`)
   const res = await h.run(['start', file], { cwd: dir })
@@ -74,6 +79,15 @@ test('a request through three apps gives one trace with every service\'s spans a
   const frontPids = list.filter((p) => p.name === 'front').map((p) => p.pid)
   assert.ok(frontPids.includes(server.resource['process.pid']), 'the span comes from a front worker')
   assert.ok(!receiver.spans().some((s) => s.resource['service.name'] === 'plain'), 'an app without otel is not instrumented')
+  assert.equal((await httpGet(ownPort, '/hop')).status, 200)
+  const ownErr = await waitFor(async () => {
+    const text = (await h.run(['logs', 'own', '--err', '--lines', '20', '--nostream'])).stdout
+    return /sets up OpenTelemetry itself \(package\.json depends on @opentelemetry\/sdk-node\); xpm leaves it alone/.test(text) && text
+  }, { timeout: 15000, message: 'own\'s error log saying it is left alone' })
+  assert.ok(ownErr)
+  await httpGet(frontPort, '/hop') // its spans, if any, would have gone out with these
+  await waitFor(() => receiver.spans().filter((s) => s.resource['service.name'] === 'front').length >= 4, { timeout: 15000, message: 'the later request\'s spans' })
+  assert.ok(!receiver.spans().some((s) => s.resource['service.name'] === 'own'), 'no spans from the app that sets up OpenTelemetry itself')
   assert.deepEqual(receiver.errors, [])
 
   const shown = JSON.parse((await h.run(['show', 'front', '--json'])).stdout)
