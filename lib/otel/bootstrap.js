@@ -49,10 +49,45 @@ function start () {
   })
   registerEsmHook()
   sdk.start()
-  // The last spans are flushed when the loop empties. No signal handler: one would change what
-  // SIGINT and SIGTERM do to an app that has none; spans younger than OTEL_BSP_SCHEDULE_DELAY
-  // (5 s) at a stop may be lost (docs/otel.md).
+  // The last spans go out when the loop empties, when xpm starts to stop the process (its drain
+  // message, lib/agent/drain.js, comes before the stop signal) and at the stop signal itself.
   process.once('beforeExit', () => { sdk.shutdown().catch(() => {}) })
+  process.on('internalMessage', flushOnDrain)
+  for (const signal of ['SIGINT', 'SIGTERM']) flushOnSignal(signal)
+}
+
+const FLUSH_MS = 1000
+
+function flush () {
+  const provider = require('@opentelemetry/api').trace.getTracerProvider()
+  return Promise.resolve((provider.getDelegate?.() ?? provider).forceFlush?.()).catch(() => {})
+}
+
+let draining = false
+function flushOnDrain (msg) {
+  if (draining || msg === null || typeof msg !== 'object' || msg.cmd !== 'NODE_XPM_DRAIN') return
+  draining = true
+  flush()
+  for (const ms of [100, 500]) setTimeout(flush, ms).unref()
+}
+
+// A signal the app has no handler of its own for still ends it as before, by that signal, once
+// the spans it holds are sent (FLUSH_MS at most; xpm's kill_timeout bounds the stop anyway). An
+// app with its own handler is left to it: this one does nothing then.
+function flushOnSignal (signal) {
+  const handler = () => {
+    if (process.listenerCount(signal) > 1) return
+    process.removeListener(signal, handler)
+    let ended = false
+    const end = () => {
+      if (ended) return
+      ended = true
+      process.kill(process.pid, signal)
+    }
+    flush().then(end)
+    setTimeout(end, FLUSH_MS)
+  }
+  process.on(signal, handler)
 }
 
 // ES modules are instrumented through import-in-the-middle's loader hook (Node >= 20.6).

@@ -94,3 +94,21 @@ test('a request through three apps gives one trace with every service\'s spans a
   const row = Array.isArray(shown) ? shown[0] : shown
   assert.equal(row.otel?.traces?.url, `${receiver.url}/v1/traces`)
 })
+
+test('a stop sends the spans the app still holds (flushed at the drain, before the stop signal)', { skip: missing, timeout: 60000 }, async (t) => {
+  const h = createHome(t)
+  const receiver = await startReceiver()
+  t.after(() => receiver.close())
+  for (const mode of ['fork', 'cluster']) {
+    const port = await freePort()
+    const name = `solo-${mode}`
+    // spans would otherwise wait ten minutes in the app's batch
+    const env = { PORT: String(port), OTEL_BSP_SCHEDULE_DELAY: '600000', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }
+    let res = await h.run(['start', fixture('otel-hop.js'), '--name', name, '--otel', '--exec-mode', mode], { env })
+    assert.equal(res.code, 0, res.stderr)
+    await waitFor(async () => (await httpGet(port, '/hop').catch(() => null))?.status === 200, { timeout: 30000, message: `${name} answering` })
+    res = await h.run(['stop', name])
+    assert.equal(res.code, 0, res.stderr)
+    await waitFor(() => receiver.spans().some((s) => s.resource['service.name'] === name && s.kind === 2), { timeout: 15000, message: `${name}'s server span after the stop` })
+  }
+})
