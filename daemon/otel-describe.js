@@ -11,7 +11,7 @@ function describeSettings (spec, otelEnv, stats, unavailable) {
     if (!spec.otel[signal]) { out[signal] = null; continue }
     const d = destination(spec.otel, spec.env || {}, otelEnv || {}, signal)
     out[signal] = { url: d.url, protocol: d.protocol, ...(d.disabled ? { disabled: true } : {}) }
-    if (signal !== 'traces') Object.assign(out[signal], stats?.[signal] ?? { exported: 0, dropped: 0, failedExports: 0, lastExport: null })
+    if (signal !== 'traces') Object.assign(out[signal], stats?.[signal] ?? { exported: 0, dropped: 0, droppedQueueFull: 0, failedExports: 0, lastExport: null })
   }
   if (unavailable) out.error = 'the OpenTelemetry packages are not installed [XPM_ERR_OTEL_MISSING]'
   return out

@@ -52,7 +52,7 @@ function createAppTelemetry ({ spec, dests, supervisor, metrics, logSink, logger
     const wrapped = exporter.export
     exporter.export = (items, done) => { queued -= items.length; wrapped(items, done) }
     const emit = (record) => {
-      if (queued >= MAX_QUEUED) { stats.dropped++; return }
+      if (queued >= MAX_QUEUED) { stats.dropped++; stats.droppedQueueFull++; return }
       queued++
       otelLogger.emit(record)
     }
@@ -74,8 +74,8 @@ function createAppTelemetry ({ spec, dests, supervisor, metrics, logSink, logger
   }
 }
 
-function publicStats ({ exported, dropped, failedExports, lastExport }) {
-  return { exported, dropped, failedExports, lastExport }
+function publicStats ({ exported, dropped, droppedQueueFull, failedExports, lastExport }) {
+  return { exported, dropped, droppedQueueFull, failedExports, lastExport }
 }
 
 // A line of the log sink ({ app, id, instance, pid, stream, time, line }) → an OTel log record.

@@ -19,7 +19,7 @@ function createExporter (signal, dest, now = Date.now) {
   // grpc takes the collector's address, not the HTTP path of one signal
   const url = protocol === 'grpc' ? dest.url.replace(/\/v1\/(metrics|logs)$/, '') : dest.url
   const inner = new Exporter({ url, headers: protocol === 'grpc' ? undefined : dest.headers, timeoutMillis: TIMEOUT_MS, concurrencyLimit: 4 })
-  const stats = { exported: 0, dropped: 0, failedExports: 0, lastExport: null, inFlight: 0 }
+  const stats = { exported: 0, dropped: 0, droppedQueueFull: 0, failedExports: 0, lastExport: null, inFlight: 0 }
   const exporter = {
     export (items, done) {
       const n = count(signal, items)

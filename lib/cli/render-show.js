@@ -84,7 +84,7 @@ function otelRows (otel) {
     let text = `${d.url} (${d.protocol}${d.disabled ? ', OTEL_SDK_DISABLED' : ''})`
     if (signal !== 'traces') {
       const last = d.lastExport ? `last export ${d.lastExport.ok ? 'ok' : `failed: ${d.lastExport.error}`} at ${new Date(d.lastExport.at).toISOString()}` : 'no export yet'
-      text += `; ${d.exported} sent, ${d.dropped} dropped; ${last}`
+      text += `; ${d.exported} sent, ${d.dropped} dropped${d.droppedQueueFull ? ` (${d.droppedQueueFull} with the queue full)` : ''}; ${last}`
     }
     rows.push([`otel ${signal}`, text])
   }
