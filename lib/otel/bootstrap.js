@@ -40,11 +40,21 @@ function start () {
     return
   }
   const { resourceFor } = require('./resource')
+  // The daemon exports the process's figures and lines from outside; the SDK here does so too
+  // only when the app's environment asks for it (OTEL_METRICS_EXPORTER, OTEL_LOGS_EXPORTER).
+  const asked = (name) => (process.env[name] || '').trim() !== ''
+  const noLogSending = asked('OTEL_LOGS_EXPORTER') ? {} : { disableLogSending: true }
   const sdk = new parts.sdk.NodeSDK({
     resource: resourceFor(process.env, process.cwd()),
+    ...(asked('OTEL_METRICS_EXPORTER') ? {} : { metricReaders: [] }),
+    ...(asked('OTEL_LOGS_EXPORTER') ? {} : { logRecordProcessors: [] }),
     instrumentations: [parts.auto.getNodeAutoInstrumentations({
       // file-system spans would swamp every trace, as the OpenTelemetry docs warn
-      '@opentelemetry/instrumentation-fs': { enabled: false }
+      '@opentelemetry/instrumentation-fs': { enabled: false },
+      // the log libraries still put trace_id and span_id in each line (the daemon reads them)
+      '@opentelemetry/instrumentation-pino': noLogSending,
+      '@opentelemetry/instrumentation-winston': noLogSending,
+      '@opentelemetry/instrumentation-bunyan': noLogSending
     })]
   })
   registerEsmHook()

@@ -47,7 +47,7 @@ test('where metrics and logs go: the option, then the app\'s OTEL_*, then the da
   assert.deepEqual(otelVariables({ OTEL_A: '1', PATH: '/bin' }), { OTEL_A: '1' })
 })
 
-test('the app\'s variables: the daemon\'s OTEL_* it lacks, the option\'s settings, its ids; metrics and logs left to the daemon', () => {
+test('the app\'s variables: the daemon\'s OTEL_* it lacks, the option\'s settings, its ids', () => {
   const ids = { id: 4, name: 'api', index: 1, namespace: 'shop', restarts: 2 }
   const env = appOtelEnv(parseOtel({ endpoint: 'http://c:4318', sampler: 'traceidratio:0.5', headers: { k: 'v w' } }), { OTEL_SERVICE_NAME: 'mine' }, { OTEL_SERVICE_NAME: 'daemon', OTEL_RESOURCE_ATTRIBUTES: 'team=x' }, ids)
   assert.equal(env.OTEL_SERVICE_NAME, undefined, 'the app\'s own value stays')
@@ -56,8 +56,7 @@ test('the app\'s variables: the daemon\'s OTEL_* it lacks, the option\'s setting
   assert.equal(env.OTEL_TRACES_SAMPLER, 'traceidratio')
   assert.equal(env.OTEL_TRACES_SAMPLER_ARG, '0.5')
   assert.equal(env.OTEL_EXPORTER_OTLP_HEADERS, 'k=v%20w')
-  assert.equal(env.OTEL_METRICS_EXPORTER, 'none')
-  assert.equal(env.OTEL_LOGS_EXPORTER, 'none')
+  assert.equal(env.OTEL_METRICS_EXPORTER, undefined, 'nothing that would follow a CLI run inside the app into other apps')
   assert.deepEqual(JSON.parse(env.XPM_OTEL), { app: 'api', id: 4, instance: 1, namespace: 'shop', restarts: 2 })
   assert.deepEqual(appOtelEnv(parseOtel({ traces: false }), {}, {}, ids), {}, 'no traces: no SDK in the app')
 })

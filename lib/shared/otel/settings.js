@@ -48,8 +48,9 @@ function signalUrl (endpoint, signal) {
 }
 
 // The variables an app with `otel` gets on top of its environment, for the SDK that the
-// bootstrap (lib/otel/bootstrap.js) starts in it. The daemon exports the app's metrics and
-// logs itself, so the SDK in the app exports traces only. ids: { id, name, index, namespace,
+// bootstrap (lib/otel/bootstrap.js) starts in it (which exports traces only: the daemon exports
+// the app's metrics and logs itself, unless OTEL_METRICS_EXPORTER or OTEL_LOGS_EXPORTER ask the
+// SDK for them too). ids: { id, name, index, namespace,
 // restarts }. Variables the app's env sets itself are left alone, except for the settings
 // the `otel` option names, which win.
 function appOtelEnv (otel, appEnv = {}, daemonEnv = {}, ids) {
@@ -73,8 +74,6 @@ function appOtelEnv (otel, appEnv = {}, daemonEnv = {}, ids) {
     env.OTEL_TRACES_SAMPLER = otel.sampler.sampler
     if (otel.sampler.arg !== null) env.OTEL_TRACES_SAMPLER_ARG = otel.sampler.arg
   }
-  env.OTEL_METRICS_EXPORTER = 'none'
-  env.OTEL_LOGS_EXPORTER = 'none'
   env.XPM_OTEL = JSON.stringify({ app: ids.name, id: ids.id, instance: ids.index, namespace: ids.namespace ?? null, restarts: ids.restarts ?? 0 })
   return env
 }
