@@ -68,9 +68,15 @@ function start () {
 
 const FLUSH_MS = 1000
 
+// A flush resolves once its own export is done, not one an earlier flush started: the stop
+// signal waits for every flush still under way.
+const flushing = new Set()
 function flush () {
   const provider = require('@opentelemetry/api').trace.getTracerProvider()
-  return Promise.resolve((provider.getDelegate?.() ?? provider).forceFlush?.()).catch(() => {})
+  const p = Promise.resolve((provider.getDelegate?.() ?? provider).forceFlush?.()).catch(() => {})
+  flushing.add(p)
+  p.finally(() => flushing.delete(p))
+  return p
 }
 
 let draining = false
@@ -94,7 +100,7 @@ function flushOnSignal (signal) {
       ended = true
       process.kill(process.pid, signal)
     }
-    flush().then(end)
+    Promise.all([...flushing, flush()]).then(end)
     setTimeout(end, FLUSH_MS)
   }
   process.on(signal, handler)
