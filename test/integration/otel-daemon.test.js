@@ -125,3 +125,20 @@ test('metrics with xpm\'s attributes, log lines with their trace id, and a faili
   assert.equal(res.code, 0)
   assert.ok(JSON.parse(res.stdout).every((p) => p.status === 'online'))
 })
+
+test('the daemon\'s own OTEL_* variables serve the apps whose environment has none', { skip: missing, timeout: 60000 }, async (t) => {
+  const h = createHome(t)
+  const receiver = await startReceiver()
+  t.after(() => receiver.close())
+  // the daemon starts with them (a systemd unit's Environment=); the app's start does not carry them
+  let res = await h.run(['ping'], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_METRIC_EXPORT_INTERVAL: '300', OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test' } })
+  assert.equal(res.code, 0, res.stderr)
+  const port = await freePort()
+  res = await h.run(['start', fixture('otel-hop.js'), '--name', 'svc', '--otel'], { env: { PORT: String(port) } })
+  assert.equal(res.code, 0, res.stderr)
+  await waitFor(async () => (await httpGet(port, '/hop').catch(() => null))?.status === 200, { timeout: 30000, message: 'svc answering' })
+  const span = await waitFor(() => receiver.spans().find((s) => s.resource['service.name'] === 'svc'), { timeout: 20000, message: 'svc\'s span at the daemon\'s endpoint' })
+  assert.equal(span.resource['deployment.environment.name'], 'test')
+  assert.match(receiver.received.find((r) => r.signal === 'traces').contentType, /json/, 'the daemon\'s protocol')
+  await waitFor(() => receiver.points().some((p) => p.resource['service.name'] === 'svc'), { timeout: 20000, message: 'svc\'s figures at the daemon\'s endpoint' })
+})
