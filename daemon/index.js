@@ -52,7 +52,10 @@ async function main (options = {}) {
   const logSink = createLogSink({ logsDir: paths.logsDir, logger, ...options.logSink })
   const metrics = createMetrics({})
   const prober = createProber()
-  const supervisor = new Supervisor({ logSink, metrics, logger, prober })
+  const otelEnv = require('../lib/shared/otel/settings').otelVariables(daemonEnv)
+  const supervisor = new Supervisor({ logSink, metrics, logger, prober, otelEnv })
+  // OpenTelemetry export of the apps' figures and lines: loaded only once an app has `otel` on
+  const otel = require('./otel-switch').createOtelSwitch({ supervisor, metrics, logSink, logger, otelEnv })
   const policies = createPolicies({ supervisor, metrics, logger, home: paths.home })
   // Probes of online processes, the restart journal (`xpm why`), on_event hooks: docs/health.md
   const health = createHealth({ supervisor, policies, prober, logger })
@@ -64,15 +67,15 @@ async function main (options = {}) {
   // /metrics, /livez, /readyz: off unless XPM_METRICS names an address (xpm-runtime opens its
   // own first, from --metrics-address, and hands it over: daemon/prometheus).
   const endpoint = options.endpoint !== undefined ? options.endpoint : await require('./prometheus').openFromEnv(daemonEnv.XPM_METRICS, logger)
-  endpoint?.attach({ supervisor, metrics, version })
+  endpoint?.attach({ supervisor, metrics, version, otel })
 
   let server = null
   let socket = null
   const state = { shuttingDown: false }
   const drainDelay = options.drainDelay ?? drainDelayFromEnv(daemonEnv.XPM_DRAIN_DELAY, logger)
-  const shutdown = (signal) => shutDown(state, { phase, supervisor, logger, policies, health, hooks, persistence, journal, metrics, logSink, endpoint, paths, options: { ...options, drainDelay }, socket: () => socket, server: () => server }, signal)
+  const shutdown = (signal) => shutDown(state, { phase, supervisor, logger, policies, health, hooks, persistence, journal, metrics, logSink, otel, endpoint, paths, options: { ...options, drainDelay }, socket: () => socket, server: () => server }, signal)
 
-  const methods = createMethods({ supervisor, logSink, metrics, shutdown, version, persistence, journal, phase })
+  const methods = createMethods({ supervisor, logSink, metrics, shutdown, version, persistence, journal, phase, otel })
   server = createServer({ methods, version, logger, hello: persistence.hello }).server
   socket = await keepSocket({ server, paths, logger, lock, phase, isShuttingDown: () => state.shuttingDown })
 

@@ -22,7 +22,7 @@ const { createJournalMethods } = require('./journal/methods')
 //   inTurn:   reaches the model in the order the connection sent it (commands/in-turn.js).
 // A method whose part of the daemon is absent (no journal, no persistence: unit tests) is left
 // out, and the server answers XPM_ERR_UNKNOWN_METHOD.
-function createMethods ({ supervisor, logSink, metrics, shutdown, version, persistence = null, journal = null, phase = null }) {
+function createMethods ({ supervisor, logSink, metrics, shutdown, version, persistence = null, journal = null, phase = null, otel = null }) {
   const admit = () => phase?.admit()
   // Specs from the socket: every value checked as the CLI checks it, then the paths (async).
   const specsFor = async (params, { capacity = true } = {}) => {
@@ -31,7 +31,7 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
     if (capacity) checkCapacity(specs, new Set(supervisor.apps.keys()))
     return specs
   }
-  const ctx = { supervisor, logSink, metrics, admit, specsFor }
+  const ctx = { supervisor, logSink, metrics, admit, specsFor, otel }
   const journalMethods = journal ? createJournalMethods({ supervisor, journal, target }) : null
   const saved = (fn) => async (params, conn) => {
     const result = await fn(params, conn)
@@ -99,11 +99,13 @@ function createMethods ({ supervisor, logSink, metrics, shutdown, version, persi
   return Object.fromEntries(Object.entries(table).filter(([, fn]) => typeof fn === 'function'))
 }
 
-async function show ({ supervisor, metrics }, journalMethods, params) {
+async function show ({ supervisor, metrics, otel }, journalMethods, params) {
   const name = target(params)
   const fields = optionalFields(params)
   await metrics?.fresh(supervisor.resolve(name, { allowEmpty: true }).map((i) => i.id), { agents: wants(fields, 'metrics') })
-  const rows = supervisor.show(name, { fields })
+  let rows = supervisor.show(name, { fields })
+  // where the app's telemetry goes and how its last export went (docs/otel.md)
+  if (otel && wants(fields, 'otel')) rows = rows.map((row) => ({ ...row, otel: otel.describe(supervisor.apps.get(row.name)?.spec) }))
   // the last exit or restart of each process, from the journal (docs/health.md)
   return journalMethods && wants(fields, 'lastEvent') ? journalMethods.withLastEvent(rows, supervisor.resolve(name, { allowEmpty: true })) : rows
 }

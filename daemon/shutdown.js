@@ -15,7 +15,7 @@ const fs = require('node:fs')
 async function shutDown (state, parts, signal = null) {
   if (state.shuttingDown) return state.endDelay?.()
   state.shuttingDown = true
-  const { phase, supervisor, logger, policies, health, hooks, persistence, journal, metrics, logSink, endpoint, paths, options } = parts
+  const { phase, supervisor, logger, policies, health, hooks, persistence, journal, metrics, logSink, endpoint, paths, options, otel } = parts
   phase.shutDown()
   supervisor.beginClose()
   const drainDelay = typeof signal === 'string' ? options.drainDelay ?? 0 : 0
@@ -37,6 +37,7 @@ async function shutDown (state, parts, signal = null) {
   await journal.idle() // the stops just recorded, with their last lines
   journal.close()
   metrics.stop()
+  await otel?.close() // the last lines and figures, within a bounded time (daemon/otel-switch.js)
   await logSink.close()
   parts.socket()?.close()
   endpoint?.close() // /readyz answered 503 while the apps drained

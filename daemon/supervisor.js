@@ -30,7 +30,7 @@ const { renameApp, renameUnderWay } = require('./rename')
 // Observers take them with subscribe(handlers) → dispose (daemon/event-bus.js). The registry's
 // own listeners: supervisor-wiring.js; the rows of list and show: projection.js.
 class Supervisor extends EventBus {
-  constructor ({ launcher = launcherFor, logSink = null, metrics = null, logger = null, prober = null } = {}) {
+  constructor ({ launcher = launcherFor, logSink = null, metrics = null, logger = null, prober = null, otelEnv = {} } = {}) {
     super()
     this.launcherFor = launcher
     this.logSink = logSink
@@ -46,6 +46,7 @@ class Supervisor extends EventBus {
       events: this,
       ids: this.ids,
       launcherFor: (spec) => this.launcherFor(spec),
+      otelEnv, // the OTEL_* variables of the daemon's own environment (docs/otel.md)
       prober, // runs readiness probes for the instances' start-up gate (daemon/health)
       forkPacer: new ForkPacer(),
       ports: new PortClaims(), // which app listens where: a second app on a port is refused

@@ -110,7 +110,8 @@ class Instance {
       XPM_ID: String(this.id),
       XPM_APP_NAME: this.name,
       ...(needsAgentProbes(this.spec) ? { XPM_PROBES: '1' } : {}), // lib/agent/probe.js
-      ...(this.spec.metrics === false ? { XPM_AGENT_METRICS: '0' } : {})
+      ...(this.spec.metrics === false ? { XPM_AGENT_METRICS: '0' } : {}),
+      ...(this.spec.otel ? require('../../lib/shared/otel/settings').instanceOtelEnv(this) : {}) // OTEL_*, XPM_OTEL: lib/otel/bootstrap.js
     }
   }
 

@@ -22,7 +22,7 @@ function labelsOf (inst) {
   return { app: inst.name, id: String(inst.id), instance: String(inst.index) }
 }
 
-function createExposition ({ supervisor, metrics = null, version }) {
+function createExposition ({ supervisor, metrics = null, version, otel = null }) {
   const registry = new Registry()
   let rows = [] // [inst, labels, latest point | null] of the scrape under way
 
@@ -58,6 +58,7 @@ function createExposition ({ supervisor, metrics = null, version }) {
     collect () { this.set(supervisor.apps.size) }
   })
 
+  if (otel) otelFamilies(registry, otel)
   const unsubscribe = countReloads(registry, supervisor)
 
   let rendering = null // the render under way
@@ -94,6 +95,24 @@ function createExposition ({ supervisor, metrics = null, version }) {
       return next
     },
     close: unsubscribe
+  }
+}
+
+// What the daemon's OpenTelemetry export sent and dropped, per app and signal (docs/otel.md);
+// no series until an app has otel metrics or logs on.
+function otelFamilies (registry, otel) {
+  for (const [key, name, help] of [['exported', 'xpm_otel_exported_total', 'Metric points and log records the daemon sent over OTLP, by app and signal.'],
+    ['dropped', 'xpm_otel_dropped_total', 'Metric points and log records the daemon could not send over OTLP (a failed export, a full queue), by app and signal.']]) {
+    new Counter({ // eslint-disable-line no-new
+      name,
+      help,
+      labelNames: ['app', 'signal'],
+      registers: [registry],
+      collect () {
+        this.reset()
+        for (const s of otel.allStats()) this.inc({ app: s.app, signal: s.signal }, s[key])
+      }
+    })
   }
 }
 

@@ -51,10 +51,10 @@ async function openEndpoint ({ host, port }, limits = LIMITS) {
     address,
     url: `http://${formatAddress(address)}`,
     server,
-    attach ({ supervisor, metrics = null, version }) {
+    attach ({ supervisor, metrics = null, version, otel = null }) {
       const { createExposition } = require('./exposition')
       const { createProbes } = require('../runtime/probes')
-      ctx.exposition = createExposition({ supervisor, metrics, version })
+      ctx.exposition = createExposition({ supervisor, metrics, version, otel })
       ctx.probes = createProbes({ supervisor })
       ctx.metrics = metrics
     },

@@ -8,7 +8,7 @@ const { renderTable } = require('./table')
 // The fields `xpm show` prints: the daemon sends these only (no history, a few spec keys).
 const SHOW_FIELDS = [
   'id', 'name', 'instance', 'status', 'pid', 'uptime', 'createdAt', 'restarts', 'lastRestartReason',
-  'lastExit', 'cpu', 'memory', 'metrics', 'logs', 'ready', 'notReadyReason', 'lastEvent', 'pm2Io',
+  'lastExit', 'cpu', 'memory', 'metrics', 'logs', 'ready', 'notReadyReason', 'lastEvent', 'pm2Io', 'otel',
   'spec.script', 'spec.args', 'spec.cwd', 'spec.execMode', 'spec.instances', 'spec.instancesFrom', 'spec.interpreter', 'spec.nodeArgs'
 ]
 
@@ -54,6 +54,7 @@ function renderOne (p, options) {
     rows.push(['error log', p.logs.err])
     if (p.logs.combined) rows.push(['combined log', p.logs.combined])
   }
+  rows.push(...otelRows(p.otel))
   const table = renderTable(rows.map(([k, v]) => [k, String(v)]), { flex: 1, wrapOnWords: false, ...options })
   return table + codeMetrics(p.pm2Io, options)
 }
@@ -70,6 +71,25 @@ function codeMetrics (pm2Io, options) {
     return [name, `${typeof value === 'object' ? JSON.stringify(value) : String(value)}${unit}`]
   })
   return 'Code metrics (@pm2/io)\n' + renderTable(rows, { flex: 1, wrapOnWords: false, ...options })
+}
+
+// `otel` (docs/otel.md): where each signal goes; for metrics and logs, which the daemon sends
+// itself, the last export's result and what was dropped.
+function otelRows (otel) {
+  if (!otel) return []
+  const rows = []
+  for (const signal of ['traces', 'metrics', 'logs']) {
+    const d = otel[signal]
+    if (!d) continue
+    let text = `${d.url} (${d.protocol}${d.disabled ? ', OTEL_SDK_DISABLED' : ''})`
+    if (signal !== 'traces') {
+      const last = d.lastExport ? `last export ${d.lastExport.ok ? 'ok' : `failed: ${d.lastExport.error}`} at ${new Date(d.lastExport.at).toISOString()}` : 'no export yet'
+      text += `; ${d.exported} sent, ${d.dropped} dropped${d.droppedQueueFull ? ` (${d.droppedQueueFull} with the queue full)` : ''}; ${last}`
+    }
+    rows.push([`otel ${signal}`, text])
+  }
+  if (otel.error) rows.push(['otel', otel.error])
+  return rows
 }
 
 // instances: 'max' (0, -n) and the CPUs it counted: where that number came from (lib/shared/cpus.js).

@@ -42,7 +42,8 @@ const CODES = {
   XPM_ERR_REUSE_PORT_UNSUPPORTED: { exit: 2, summary: '`reuse_port` needs Linux and a daemon running Node 22.12 or later (23.1 on the 23 line): the daemon\'s Node is the workers\' Node.' },
   XPM_ERR_PORT_TAKEN: { exit: 1, summary: 'A worker listened on an address and port where a worker of another app of the same home listens already (the two would split its connections): it was stopped and its instance is errored; the message names the other app.' },
   XPM_ERR_RELOAD_MODE_CHANGE: { exit: 2, summary: 'A reload cannot turn `reuse_port` on or off (a worker in one mode cannot take the port over from a worker in the other); nothing was changed. `xpm restart` with the same file applies it: every instance stops, then starts.' },
-  XPM_ERR_WEB_READ_ONLY: { exit: 1, summary: '`xpm web --read-only` refuses every action (restart, reload, stop, start).' }
+  XPM_ERR_WEB_READ_ONLY: { exit: 1, summary: '`xpm web --read-only` refuses every action (restart, reload, stop, start).' },
+  XPM_ERR_OTEL_MISSING: { exit: 2, summary: 'An app has `otel` on but the OpenTelemetry packages (optional dependencies of xpm) are not installed: the app runs without telemetry; install xpm with its optional dependencies (docs/otel.md).' }
 }
 
 class XpmError extends Error {

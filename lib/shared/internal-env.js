@@ -16,6 +16,7 @@ const INTERNAL_NAMES = Object.freeze([
   'XPM_PROBES', // daemon/model/instance.js: the agent answers probes
   'XPM_AGENT_METRICS', // daemon/model/instance.js: the app's `metrics: false`
   'XPM_REUSE_PORT', // the app's `reuse_port: true`
+  'XPM_OTEL', // lib/shared/otel/settings.js: the app's ids for its OpenTelemetry resource
   'XPM_PROBE', // daemon/health/probes.js: an exec probe's role
   'XPM_PROBE_PID', // daemon/health/probes.js
   'XPM_UPDATE_DETACHED' // lib/cli/update-detached.js

@@ -19,6 +19,7 @@ test('docs/ecosystem.md contains the option table rendered from lib/shared/confi
   const doc = fs.readFileSync(DOC, 'utf8')
   assert.ok(doc.includes(renderTable()), 'run `node lib/shared/config/render-docs.js --write` after changing options.js')
   for (const option of OPTIONS) assert.ok(doc.includes(`\`${option.key}\``), option.key)
+  assert.ok(!renderTable().includes('undefined'), 'every option type has a name in render-docs.js TYPE_NAMES')
 })
 
 function parseStart (argv) {

@@ -54,6 +54,7 @@ const BY_TYPE = {
   object: fc.oneof(fc.constantFrom({}, { ignored: 'tmp' }, { ignored: ['a', 1], usePolling: true }), fc.object({ maxDepth: 1 })),
   any: junk,
   probe: fc.oneof(fc.constantFrom('http:/healthz', 'tcp:3000', 'exec:true', { http: '/h', port: 8080 }, { tcp: 0 }, { exec: '' }, 'http:nope'), junk),
+  otel: fc.oneof(fc.constantFrom(true, false, 'http://c:4318', 'nope', { endpoint: 'http://c:4318', protocol: 'http/json' }, { sampler: 0.5, headers: 'a=b' }, { traces: 'yes' }, { protocol: 'udp' }, { metrics: false, logs: false, traces: false }), junk),
   hooks: fc.oneof(fc.constantFrom('echo hi', ['a', 'b'], { crash: 'x', timeout: '5s' }, { 'crash,errored': ['x'] }, { nope: 'x' }, []), junk),
   cron: fc.oneof(fc.constantFrom('0 3 * * *', '*/5 * * * *', '0 0 30 2 *', '@daily', '* * * * * * *', 'every day', '61 * * * *', '1-2/0 * * * *'),
     fc.array(fc.constantFrom('*', '0', '5', '*/2', '1-3', 'L', '?', '#', 'MON', '99', ','), { minLength: 1, maxLength: 7 }).map((a) => a.join(' ')))

@@ -138,9 +138,26 @@ test('lib/agent/ (preloaded into every worker) requires only lib/agent/ and Node
   assert.deepEqual(offending, [], `the agent loads more than itself:\n  ${offending.join('\n  ')}`)
 })
 
-test('lib/ holds only lib/cli/, lib/shared/ and lib/agent/', () => {
-  const elsewhere = [...graph.keys()].filter((f) => f.startsWith('lib/') && !/^lib\/(cli|shared|agent)\//.test(f))
+test('lib/ holds only lib/cli/, lib/shared/, lib/agent/ and lib/otel/', () => {
+  const elsewhere = [...graph.keys()].filter((f) => f.startsWith('lib/') && !/^lib\/(cli|shared|agent|otel)\//.test(f))
   assert.deepEqual(elsewhere, [], `put each file under the side that runs it:\n  ${elsewhere.join('\n  ')}`)
+})
+
+// OpenTelemetry costs only the apps and daemons that ask for it (docs/otel.md): its packages are
+// loaded by lib/otel/ (preloaded into apps with otel on) and daemon/otel/ only, lib/otel/ loads
+// nothing of xpm's but itself, and daemon/otel/ is reached from daemon/otel-switch.js alone,
+// inside a function (the first app with otel on), never at the daemon's start.
+test('@opentelemetry packages are loaded by lib/otel/ and daemon/otel/ only, and daemon/otel/ lazily by daemon/otel-switch.js', () => {
+  const offending = []
+  for (const file of graph.keys()) {
+    const code = fs.readFileSync(path.join(ROOT, file), 'utf8').split('\n').filter((line) => !/^\s*(\/\/|\*|\/\*)/.test(line)).join('\n')
+    if (/require\(\s*['"]@opentelemetry\//.test(code) && !/^(lib|daemon)\/otel\//.test(file)) offending.push(`${file} loads @opentelemetry`)
+  }
+  offending.push(...edgesWhere((f) => f.startsWith('lib/otel/'), (to) => !to.startsWith('lib/otel/')))
+  offending.push(...edgesWhere((f) => !f.startsWith('daemon/otel/') && f !== 'daemon/otel-switch.js', (to) => to.startsWith('daemon/otel/')))
+  const lines = fs.readFileSync(path.join(ROOT, 'daemon/otel-switch.js'), 'utf8').split('\n')
+  for (const line of lines) if (/require\('\.\/otel'\)/.test(line) && !/^\s{4,}/.test(line)) offending.push(`daemon/otel-switch.js loads daemon/otel/ at the top level: ${line.trim()}`)
+  assert.deepEqual(offending, [], `OpenTelemetry loaded where it should not be:\n  ${offending.join('\n  ')}`)
 })
 
 test('the relative-require graph has no cycle', () => {

@@ -85,7 +85,20 @@ async function gather (targets, opts, scriptArgs, io) {
       fromScript.push(...resolved.specs.map((s) => s.name))
     }
   }
+  otelNotice(specs, io)
   return { specs, names, fromScript, scripts, missing }
+}
+
+// `otel` with the OpenTelemetry packages left out of the install: the apps start all the same,
+// without telemetry (docs/otel.md); said here once, before anything starts.
+function otelNotice (specs, io) {
+  const names = specs.filter((s) => s.otel).map((s) => s.name)
+  if (!names.length) return
+  try {
+    require.resolve('@opentelemetry/sdk-node')
+  } catch {
+    io.notice(`otel is on for ${names.join(', ')} but the OpenTelemetry packages are not installed next to xpm [XPM_ERR_OTEL_MISSING]: the apps run without telemetry; install xpm with its optional dependencies (npm install -g xpm --include=optional)`)
+  }
 }
 
 // startTarget for the names, start for the specs, side by side: { failures, finished, warnings }, or null

@@ -37,7 +37,8 @@ const TYPE_NAMES = {
   object: 'object',
   any: 'any',
   probe: 'probe ([health.md](health.md))',
-  hooks: 'command(s) ([health.md](health.md))'
+  hooks: 'command(s) ([health.md](health.md))',
+  otel: 'boolean, URL or object ([otel.md](otel.md))'
 }
 
 const cell = (text) => String(text).replace(/\|/g, '\\|')

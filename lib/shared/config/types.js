@@ -7,6 +7,7 @@ const { MAX_TIMER_MS, MAX_INSTANCES, GiB } = require('./limits')
 
 const DEV_NULL = '/dev/null'
 const health = require('./health-types')
+const otel = require('./otel-type')
 
 // Value types of app options. parse() returns the parsed value or INVALID; the caller names the
 // app and key in the error, so every message reads the same way. CLI flags arrive as strings,
@@ -221,6 +222,15 @@ const TYPES = {
     expected: health.HOOKS_EXPECTED,
     parse: (v) => health.parseHooks(v) ?? INVALID,
     spec: [health.isHooks, 'normalized hooks ({ timeout, commands: [{ events, command }] })']
+  },
+  // otel (docs/otel.md): its forms live in otel-type.js; false is null (off).
+  otel: {
+    expected: otel.OTEL_EXPECTED,
+    parse: (v) => {
+      const parsed = otel.parseOtel(v)
+      return parsed === null ? INVALID : parsed.off ? null : parsed
+    },
+    spec: [otel.isOtel, 'normalized otel settings ({ traces, metrics, logs, endpoint, protocol, headers, sampler })']
   },
   // A PM2 key xpm accepts without acting on it (options.js says why, once).
   any: {
