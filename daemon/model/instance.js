@@ -3,9 +3,8 @@
 const { performance } = require('node:perf_hooks')
 const { STATUS, assertTransition } = require('./process-state')
 const { stopProcess } = require('./stop-process')
-const { needsAgentProbes } = require('./probe-target')
 const { abortable } = require('../../lib/shared/abortable')
-const { instanceEnv } = require('../../lib/shared/config/instance-env')
+const { processEnv } = require('./process-env')
 const { SPEC_DEFAULTS } = require('../../lib/shared/config/spec-defaults')
 const { setIntent, intentSignalOf } = require('./instance-intent')
 const { exitEvent } = require('./instance-exit')
@@ -104,15 +103,7 @@ class Instance {
   }
 
   env () {
-    return {
-      ...require('../../lib/shared/internal-env').withoutInternals(this.spec.env), // a saved spec's strays (lib/shared/internal-env.js)
-      ...instanceEnv(this.spec, this.index), // NODE_APP_INSTANCE (or instance_var), increment_var
-      XPM_ID: String(this.id),
-      XPM_APP_NAME: this.name,
-      ...(needsAgentProbes(this.spec) ? { XPM_PROBES: '1' } : {}), // lib/agent/probe.js
-      ...(this.spec.metrics === false ? { XPM_AGENT_METRICS: '0' } : {}),
-      ...(this.spec.otel ? require('../../lib/shared/otel/settings').instanceOtelEnv(this) : {}) // OTEL_*, XPM_OTEL: lib/otel/bootstrap.js
-    }
+    return processEnv(this)
   }
 
   // ---- processes --------------------------------------------------------------------------
