@@ -77,7 +77,8 @@ test('depends_on: the migration job exits 0 first, then the API starts, then the
   const list = await h.jlist()
   assert.deepEqual(list.map((p) => [p.name, p.status]).sort(), [['api', 'online'], ['api', 'online'], ['db-migrate', 'stopped'], ['web', 'online']])
   assert.equal(list.find((p) => p.name === 'db-migrate').lastExit.code, 0)
-  assert.equal((await httpGet(webPort)).body, 'web')
+  // it notes its start just before its listen() call: the port answers a moment later
+  await waitFor(async () => (await httpGet(webPort)).body === 'web', { message: 'the web app answering' })
 
   // a cycle or an unknown name is a config error: nothing starts
   fs.writeFileSync(path.join(dir, 'bad.config.js'), `module.exports = { apps: [
