@@ -73,10 +73,10 @@ async function deploy (ctx) {
   const [words = [], opts = {}] = ctx.args
   const { io } = ctx
   const args = [...words]
-  if (args[0] === 'help' || args.length === 0) return void io.stdout.write(HELP)
+  if (args[0] === 'help' || args.length === 0) return help(io)
   const given = config.isFileArg(args[0]) ? args.shift() : null
   const envName = args.shift()
-  if (!envName) return void io.stdout.write(HELP)
+  if (!envName) return help(io)
   const action = parseVerb(args)
   const healthTimeout = opts.healthTimeout === undefined ? 15 : Number(opts.healthTimeout)
   if (!(healthTimeout >= 0)) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--health-timeout takes seconds, got "${opts.healthTimeout}"`)
@@ -90,9 +90,17 @@ async function deploy (ctx) {
   const parallel = parseParallel(opts.parallel, isRelease ? 1 : target.hosts.length)
   const options = { ...action, parallel, revert: opts.revert !== false, health: opts.health !== false, healthTimeout: healthTimeout * 1000 }
 
-  if (opts.dryRun) return void io.stdout.write(require('../deploy/dry-run').renderPlan(target, options, { cwd, env: io.env }))
+  if (opts.dryRun) {
+    io.stdout.write(require('../deploy/dry-run').renderPlan(target, options, { cwd, env: io.env }))
+    return 0
+  }
   if (isRelease && !opts.force) checkLocalChanges(cwd, io.env)
   return require('../deploy/execute').execute({ io, target, options, cwd })
+}
+
+function help (io) {
+  io.stdout.write(HELP)
+  return 0
 }
 
 // pm2 deploy refuses to deploy from a checkout with uncommitted or unpushed changes (unless

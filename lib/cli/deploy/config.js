@@ -16,8 +16,8 @@ const DEFAULT_FILES = [...FILE_MARKS.map((m) => `ecosystem${m}`), 'ecosystem.jso
 // Keys read from a target. Hooks are shell commands; the rest configure ssh and git.
 const KEYS = new Set(['user', 'host', 'port', 'ref', 'repo', 'path', 'ssh_options', 'key', 'fetch', 'forward-agent',
   'needs_tty', 'env', 'pre-setup', 'post-setup', 'pre-deploy-local', 'pre-deploy', 'post-deploy'])
-// What a host object of `host: [...]` (xpm's extension) may set for itself.
-const HOST_KEYS = new Set(['host', 'name', 'user', 'port', 'path', 'key', 'ssh_options'])
+// What a host object of `host: [...]` (xpm's extension) may set for itself (env: over the target's).
+const HOST_KEYS = new Set(['host', 'name', 'user', 'port', 'path', 'key', 'ssh_options', 'env'])
 
 const isFileArg = (arg) => typeof arg === 'string' && FILE_MARKS.some((m) => arg.includes(m))
 
@@ -79,7 +79,8 @@ function resolveTarget (deploy, envName, { file, cwd = process.cwd(), notice = (
     key: text(raw.key),
     ssh_options: asList(raw.ssh_options).map(String),
     forwardAgent: Boolean(raw['forward-agent']),
-    tty: Boolean(raw.needs_tty)
+    tty: Boolean(raw.needs_tty),
+    env
   }
   const entries = asList(raw.host)
   const hosts = entries.map((entry, i) => hostConfig(entry, base, envName, i))
@@ -101,7 +102,8 @@ function hostConfig (entry, base, envName, i) {
       port: entry.port !== undefined ? text(entry.port) : base.port,
       path: entry.path !== undefined ? remotePath(text(entry.path), process.cwd(), () => {}) : base.path,
       key: entry.key !== undefined ? text(entry.key) : base.key,
-      ssh_options: entry.ssh_options !== undefined ? asList(entry.ssh_options).map(String) : base.ssh_options
+      ssh_options: entry.ssh_options !== undefined ? asList(entry.ssh_options).map(String) : base.ssh_options,
+      env: entry.env && typeof entry.env === 'object' ? { ...base.env, ...entry.env } : base.env
     }
   }
   throw configError(`deploy.${envName}.host[${i}] must be a host name or { host, port, path, … }`)

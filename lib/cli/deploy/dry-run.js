@@ -10,14 +10,14 @@ function renderPlan (target, options, { cwd, env }) {
   const { verb, parallel } = options
   const lines = []
   const isRelease = verb === 'release'
-  const ref = options.n ? '"$commit"' : (options.ref || target.ref)
+  const ref = options.n ? '<commit>' : (options.ref || target.ref)
   lines.push(`[xpm] deploy ${target.name} --dry-run: ${describe(options, target)} on ${target.hosts.length} host(s), ${parallel} at a time; nothing is run`)
   for (const host of target.hosts) {
     let steps
     if (verb === 'setup') steps = plan.setupSteps(target, host, { cwd })
     else if (isRelease) {
       steps = plan.releaseSteps(target, host, ref, { health: options.health, who: 'you' })
-      if (options.n) steps.unshift({ ...plan.findReleaseStep(host, options.n), name: 'find release (commit=)' })
+      if (options.n) steps.unshift({ ...plan.findReleaseStep(host, options.n), name: 'find release (<commit>)' })
     } else steps = plan.querySteps(verb, target, host, options.command)
     for (const step of steps) {
       const line = step.local ? `(local) ${step.shown}` : showSsh(host, step.shown, env)

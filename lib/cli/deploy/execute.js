@@ -31,7 +31,9 @@ async function execute ({ io, target, options, cwd, clock = realClock }) {
     clock,
     healthTimeout: options.healthTimeout,
     write: (host, line) => io.stdout.write(`[${host.label}] ${line}\n`),
-    answer: (host, line) => io.stdout.write(single ? `${line}\n` : `[${host.label}] ${line}\n`)
+    // answers (curr, list, exec…) are printed per host in the file's order once all are in
+    answers: new Map(target.hosts.map((host) => [host, []])),
+    answer: (host, line) => ctx.answers.get(host).push(single ? `${line}\n` : `[${host.label}] ${line}\n`)
   }
   try {
     return await byVerb(ctx, io, target, options, cwd)
@@ -64,6 +66,7 @@ async function byVerb (ctx, io, target, options, cwd) {
   }
   const stepsOf = (host) => plan.querySteps(verb, target, host, options.command)
   const states = await rollout.everyHost(ctx, target, stepsOf, { parallel })
+  for (const lines of ctx.answers.values()) io.stdout.write(lines.join(''))
   if (verb === 'status') io.stdout.write(renderStatus(states, io.tableOptions()))
   const err = failureError(`deploy ${target.name} ${verb}`, states)
   if (err) throw err

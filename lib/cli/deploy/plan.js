@@ -15,7 +15,7 @@ function remote (name, script, extra = {}) {
 function hookStep (name, target, host, { withEnv = false } = {}) {
   const command = target.hooks[name]
   if (!command) return null
-  const env = withEnv ? target.env : null
+  const env = withEnv ? host.env : null
   return remote(name, sh.hook(host.path, command, env), {
     shown: sh.hook(host.path, command, env, { secret: true }),
     command
@@ -73,7 +73,7 @@ function revertSteps (target, host, commit, { health = true } = {}) {
 }
 
 function healthStep (target, host) {
-  return remote('health', sh.jlist(host.path, target.env), { shown: sh.jlist(host.path, maskAll(target.env)), capture: 'health', apps: target.apps || [] })
+  return remote('health', sh.jlist(host.path, host.env), { shown: sh.jlist(host.path, maskAll(host.env)), capture: 'health', apps: target.apps || [] })
 }
 
 function maskAll (env) {
