@@ -126,7 +126,7 @@ test('a release whose app crashes at boot on host 2 of 3: hosts 1-2 go back, hos
   const r = await p.deploy('production', '--health-timeout', '2')
   assert.equal(r.code, 1, r.stdout + r.stderr)
   assert.match(r.stderr, /deploy production \(origin\/main\) failed on h2 \[XPM_ERR_DEPLOY_FAILED\]\n/)
-  assert.match(r.stderr, /h2: post-deploy failed — post-deploy exited with 1\n(.*\n)*  \|   boom at boot\n/)
+  assert.match(r.stderr, /h2: post-deploy failed — post-deploy exited with 1\n(.*\n)* {2}\| {3}boom at boot\n/)
   assert.match(r.stderr, /reverted to their previous release: h1, h2/)
   assert.match(r.stderr, /not deployed \(the rollout stopped\): h3/)
   assert.match(r.stdout, /h3 .*not started/)
