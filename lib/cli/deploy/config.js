@@ -111,11 +111,12 @@ function hostConfig (entry, base, envName, i) {
 
 // A host's label on every output line: its name, else its address, made unique (port, path).
 function labelHosts (hosts) {
-  for (const h of hosts) h.label = h.name || (h.user ? `${h.user}@${h.host}` : h.host)
-  const count = (l) => hosts.filter((h) => h.label === l).length
-  for (const h of hosts) if (!h.name && count(h.label) > 1 && h.port) h.label += `:${h.port}`
-  for (const h of hosts) if (!h.name && count(h.label) > 1) h.label += `:${h.path}`
-  for (const h of hosts) if (count(h.label) > 1) h.label += `#${hosts.indexOf(h) + 1}`
+  const dup = (labels, i) => labels.filter((l) => l === labels[i]).length > 1
+  let labels = hosts.map((h) => h.name || (h.user ? `${h.user}@${h.host}` : h.host))
+  labels = labels.map((l, i) => (!hosts[i].name && dup(labels, i) && hosts[i].port ? `${l}:${hosts[i].port}` : l))
+  labels = labels.map((l, i) => (!hosts[i].name && dup(labels, i) ? `${l}:${hosts[i].path}` : l))
+  labels = labels.map((l, i) => (dup(labels, i) ? `${l}#${i + 1}` : l))
+  hosts.forEach((h, i) => { h.label = labels[i] })
 }
 
 // PM2 resolves `path` on the machine that deploys (path.resolve): a relative one lands under the

@@ -141,8 +141,8 @@ async function importFresh (file) {
 }
 
 // The shapes PM2 reads: { apps: [...] }, { apps: {one app} }, { pm2: [...] } (older files), an
-// array of apps, or one app object ({ name, script }). A `deploy` section is accepted with a
-// notice (xpm does not deploy). Any other top-level key is an error with a suggestion, so a
+// array of apps, or one app object ({ name, script }). A `deploy` section is `xpm deploy`'s (here
+// only its `env` is read, with `--env`). Any other top-level key is an error with a suggestion, so a
 // typo (`app:`) never leaves apps silently unread.
 function appsOf (exported, file) {
   const notices = []
@@ -157,6 +157,7 @@ function appsOf (exported, file) {
       for (const key of keys) {
         if (key === list || key === 'static') continue
         const known = FILE_KEYS.find((k) => k.key === key)
+        if (key === 'deploy') continue
         if (known?.notice) {
           notices.push({ app: null, key, message: known.notice })
           continue
