@@ -132,6 +132,9 @@ test('a release whose app crashes at boot on host 2 of 3: hosts 1-2 go back, hos
   assert.match(r.stdout, /h3 .*not started/)
   for (const port of p.ports) assert.equal(await get(port), 'v1')
   assert.equal(git(path.join(p.entries[2].path, 'source'), 'rev-parse', 'HEAD'), v1)
+  // the rolled-back release is not in the logs: `revert 1` never goes back to it
+  const logged = (e) => fs.readFileSync(path.join(e.path, '.deploys'), 'utf8').trim().split('\n').map((l) => l.split(' ')[0])
+  assert.deepEqual(p.entries.map(logged), [[v1], [v1], [v1]])
 })
 
 test('an unreachable host is named with the step and the reason', { skip }, async (t) => {

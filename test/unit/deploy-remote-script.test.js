@@ -40,6 +40,10 @@ test('the release log: list, previous and the n-th release read pm2 deploy\'s li
   assert.equal(tooFar.status, 1)
   assert.match(tooFar.stdout, /only 3 release\(s\) logged/)
   assert.match(run(sh.nthRelease(path.join(dir, 'none'), 1)).stdout, /no release logged/)
+  run(sh.unlogRelease(dir, 'bbbbbbb2'))
+  assert.equal(fs.readFileSync(path.join(dir, '.deploys'), 'utf8'), 'aaaaaaa1\nbbbbbbb2 2026-11-28T10:00:00Z me@laptop\nccccccc3\n', 'only the last line, when it is that commit')
+  run(sh.unlogRelease(dir, 'ccccccc3'))
+  assert.equal(fs.readFileSync(path.join(dir, '.deploys'), 'utf8'), 'aaaaaaa1\nbbbbbbb2 2026-11-28T10:00:00Z me@laptop\n')
 })
 
 test('setup, a release and its log on a real git repo, by sh', () => {

@@ -63,8 +63,10 @@ function releaseSteps (target, host, ref, { health = true, who = 'xpm' } = {}) {
 }
 
 // Back to `commit` after a failed release: the code, the link, post-deploy and the check again.
-function revertSteps (target, host, commit, { health = true } = {}) {
+// unlog: the commit this run logged on the host, taken back out of its release log.
+function revertSteps (target, host, commit, { health = true, unlog = null } = {}) {
   return [
+    unlog ? remote('unlog', sh.unlogRelease(host.path, unlog)) : null,
     remote('revert', sh.reset(host.path, commit)),
     remote('link', sh.link(host.path)),
     hookStep('post-deploy', target, host, { withEnv: true }),

@@ -80,6 +80,13 @@ function logRelease (path, who) {
     `echo "$commit $(date -u +%Y-%m-%dT%H:%M:%SZ) ${String(who).replace(/[^A-Za-z0-9@._-]/g, '_')}" >> ${p(path, '.deploys')} && echo "$commit"`
 }
 
+// An auto-revert takes back the line of the release it undoes (when it is the last), so the log
+// lists what ran for good and `revert 1` never goes back to a release that was rolled back.
+function unlogRelease (path, commit) {
+  const log = p(path, '.deploys')
+  return `if [ "$(tail -n 1 ${log} | cut -d ' ' -f 1)" = ${q(commit)} ]; then sed '$d' ${log} > ${log}.tmp && mv ${log}.tmp ${log}; fi`
+}
+
 // The commit of the n-th release before the last (revert n): line n+1 from the end of the log.
 function nthRelease (path, n) {
   const log = p(path, '.deploys')
@@ -119,4 +126,4 @@ function status (path) {
   return `cd ${p(path, 'source')} && git log -1 --format='%h %cI %s' && (tail -n 1 ${p(path, '.deploys')} 2>/dev/null || true)`
 }
 
-module.exports = { q, p, exportEnv, branchOf, mkdirs, clone, link, hook, head, fetch, reset, logRelease, nthRelease, current, previous, list, exec, jlist, status, NO_XPM }
+module.exports = { q, p, exportEnv, branchOf, mkdirs, clone, link, hook, head, fetch, reset, logRelease, unlogRelease, nthRelease, current, previous, list, exec, jlist, status, NO_XPM }

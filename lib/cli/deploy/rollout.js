@@ -46,7 +46,7 @@ async function revertHost (ctx, target, state, { health }) {
   const why = state.result === 'failed' ? 'its release failed' : 'the rollout failed'
   ctx.write(host, `○ auto-revert (${why}): back to ${state.previous.slice(0, 7)}`)
   const revertState = { host }
-  const ok = await runSteps({ ...ctx, signal: null }, host, plan.revertSteps(target, host, state.previous, { health }), revertState)
+  const ok = await runSteps({ ...ctx, signal: null }, host, plan.revertSteps(target, host, state.previous, { health, unlog: state.result === 'released' ? state.commit : null }), revertState)
   state.reverted = ok
   if (ok) state.commit = state.previous
   else state.revertFailure = revertState.failure
