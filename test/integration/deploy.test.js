@@ -12,6 +12,7 @@ const { execFileSync } = require('node:child_process')
 const { sshdMissing, startSshd } = require('../helpers/sshd')
 const { createHome, runXpm } = require('../helpers/xpm')
 const { freePort } = require('../helpers/wait')
+const { startLoad } = require('../helpers/load')
 const { tempDir } = require('../helpers/tmp')
 
 const ROOT = path.join(__dirname, '..', '..')
@@ -32,7 +33,7 @@ process.once('exit', () => { if (sshd) try { process.kill(sshd.pid, 'SIGKILL') }
 
 // A project: a bare repo, a working clone (the folder `xpm deploy` runs in), `hosts` host
 // entries (each a path, an XPM_HOME and an app port of its own), and commit(version).
-async function project (t, { hosts = 2, hostEnv = () => ({}), extraHosts = [] } = {}) {
+async function project (t, { hosts = 2, hostEnv = () => ({}), extraHosts = [], app = {} } = {}) {
   const dir = tempDir('xpm-deploy-')
   const bare = path.join(dir, 'repo.git')
   git(dir, 'init', '-q', '--bare', '-b', 'main', bare)
@@ -48,7 +49,7 @@ async function project (t, { hosts = 2, hostEnv = () => ({}), extraHosts = [] } 
     entries.push({ host: '127.0.0.1', name: `h${i}`, port: sshd.port, path: path.join(dir, `host${i}`), env: { XPM_HOME: home.home, PORT: String(port), ...hostEnv(i) } })
   }
   const file = {
-    apps: [{ name: 'web', script: 'server.js' }],
+    apps: [{ name: 'web', script: 'server.js', ...app }],
     deploy: {
       production: {
         host: [...entries, ...extraHosts],
@@ -84,8 +85,8 @@ function get (port) {
 
 const ok = (r) => assert.equal(r.code, 0, `exit ${r.code}\n${r.stdout}\n${r.stderr}`)
 
-test('setup, then a release that serves HTTP on every host, a second one, and revert 1', { skip }, async (t) => {
-  const p = await project(t)
+test('setup, then a release that serves HTTP on every host, a second one under load with no failed request, and revert 1', { skip }, async (t) => {
+  const p = await project(t, { app: { instances: 2, exec_mode: 'cluster' } })
   const v1 = p.commit('v1')
   const setup = await p.deploy('production', 'setup')
   ok(setup)
@@ -102,8 +103,15 @@ test('setup, then a release that serves HTTP on every host, a second one, and re
   assert.equal(fs.readFileSync(path.join(p.entries[0].path, '.deploys'), 'utf8').split(' ')[0], v1)
 
   p.commit('v2')
-  ok(await p.deploy('production', 'update'))
+  const loads = p.ports.map((port) => startLoad(port, { concurrency: 2 }))
+  const second = await p.deploy('production', 'update')
+  const stats = await Promise.all(loads.map((l) => l.stop()))
+  ok(second)
   for (const port of p.ports) assert.equal(await get(port), 'v2')
+  for (const s of stats) {
+    assert.ok(s.ok > 0)
+    assert.equal(s.failed, 0, JSON.stringify(s.errors))
+  }
 
   const back = await p.deploy('production', 'revert', '1')
   ok(back)
