@@ -1,6 +1,5 @@
 'use strict'
 
-const os = require('node:os')
 const { XpmError } = require('../../shared/errors')
 const config = require('../deploy/config')
 
@@ -117,8 +116,4 @@ function checkLocalChanges (cwd, env) {
   if (ahead.status === 0 && ahead.stdout.trim()) refuse('commits not pushed to the upstream branch')
 }
 
-const who = () => {
-  try { return `${os.userInfo().username}@${os.hostname()}` } catch { return 'xpm' }
-}
-
-module.exports = { deploy, parseVerb, HELP, who }
+module.exports = { deploy, parseVerb, HELP }

@@ -26,7 +26,7 @@ async function execute ({ io, target, options, cwd, clock = realClock }) {
     io,
     env: io.env,
     cwd,
-    who: require('../commands/deploy').who(),
+    who: who(),
     signal: controller.signal,
     clock,
     healthTimeout: options.healthTimeout,
@@ -40,6 +40,12 @@ async function execute ({ io, target, options, cwd, clock = realClock }) {
   } finally {
     process.removeListener('SIGINT', onInterrupt)
   }
+}
+
+// Who released, in the hosts' release log: user@machine of this side.
+function who () {
+  const os = require('node:os')
+  try { return `${os.userInfo().username}@${os.hostname()}` } catch { return 'xpm' }
 }
 
 async function byVerb (ctx, io, target, options, cwd) {
