@@ -169,6 +169,7 @@ function addDaemonCommands (program, { act, lazy }) {
     .option('--no-health', 'no `xpm jlist` check of the file\'s apps after post-deploy')
     .option('--health-timeout <seconds>', 'how long the apps have to be online after post-deploy (15)')
     .option('-f, --force', 'deploy even with uncommitted or unpushed changes here')
+    .allowUnknownOption(true) // `exec ls -la`: the command's own flags
     .allowExcessArguments(true)
     .action(act(lazy('deploy', 'deploy'), { autoStart: false }))
 

@@ -165,3 +165,45 @@ test('--dry-run prints each host\'s commands, hides the env\'s values and runs n
   assert.doesNotMatch(r.stdout, /do-not-print-me/)
   assert.equal(fs.existsSync(e.path), false)
 })
+
+test('a host laid out by pm2 deploy is released by xpm, and pm2 deploy\'s readers read xpm\'s log', { skip }, async (t) => {
+  const p = await project(t, { hosts: 1 })
+  const v1 = p.commit('v1')
+  const dir = p.entries[0].path
+  // what pm2 deploy's setup and a release of it leave: its own commands, run by sh
+  execFileSync('sh', ['-c', [
+    `mkdir -p ${dir}/shared/logs ${dir}/shared/pids ${dir}/source`,
+    `git clone -q --branch main file://${p.dir}/repo.git ${dir}/source`,
+    `ln -sfn ${dir}/source ${dir}/current`,
+    `cd ${dir}/source && git fetch --all --tags -q && git reset -q --hard origin/main`,
+    `cd ${dir}/source && echo \`git rev-parse HEAD\` >> ${dir}/.deploys`
+  ].join(' && ')])
+  const v2 = p.commit('v2')
+  ok(await p.deploy('production'))
+  assert.equal(await get(p.ports[0]), 'v2')
+  const prev = await p.deploy('production', 'prev')
+  assert.equal(prev.stdout, `${v1}\n`)
+  // pm2 deploy's `prev` and `curr`, on the log xpm appended to
+  const pm2Prev = execFileSync('sh', ['-c', `cat ${dir}/.deploys | tail -n 2 | head -n 1 | cut -d ' ' -f 1`], { encoding: 'utf8' })
+  assert.equal(pm2Prev, `${v1}\n`)
+  const pm2Last = execFileSync('sh', ['-c', `cat ${dir}/.deploys | tail -n 1 | cut -d ' ' -f 1`], { encoding: 'utf8' })
+  assert.equal(pm2Last, `${v2}\n`)
+  ok(await p.deploy('production', 'revert', '1'))
+  assert.equal(await get(p.ports[0]), 'v1')
+})
+
+test('--no-revert: a failing post-deploy leaves the host on the new commit, exit 1 names host and step', { skip }, async (t) => {
+  const p = await project(t, { hosts: 1 })
+  p.commit('v1')
+  ok(await p.deploy('production', 'setup'))
+  ok(await p.deploy('production'))
+  const v2 = p.commit('v2')
+  const file = path.join(p.work, 'ecosystem.config.js')
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"post-deploy": "', '"post-deploy": "echo migrating; exit 3; '))
+  const r = await p.deploy('production', '--no-revert', '--force')
+  assert.equal(r.code, 1, r.stdout + r.stderr)
+  assert.match(r.stderr, /h1: post-deploy failed — post-deploy exited with 3\n {2}\| migrating\n/)
+  assert.match(r.stdout, /h1 +│ failed +│ [0-9a-f]{7} +│ .*left on the failed release \(--no-revert\)/)
+  assert.equal(git(path.join(p.entries[0].path, 'source'), 'rev-parse', 'HEAD'), v2)
+  assert.equal(await get(p.ports[0]), 'v1', 'the app was not reloaded')
+})

@@ -27,12 +27,20 @@ async function runStep (ctx, host, step, state) {
   if (step.capture === 'commit') state.commit = value.split('\n').pop()
   if (step.capture === 'ref') state.ref = value.split('\n').pop()
   if (step.capture === 'status') state.status = value.split('\n')
-  if (step.changes) state.changed = true
+  if (step.changes) {
+    state.changed = true
+    state.landed = value.split('\n').pop()
+  }
   return true
 }
 
+const SHA = /^[0-9a-f]{40}$/ // the commit a step prints last for us, not for the reader
+
 function exec (ctx, host, step) {
-  const onLine = (line) => (step.value ? ctx.answer(host, line) : step.capture ? null : ctx.write(host, `  ${line}`))
+  const onLine = (line) => {
+    if (step.value) ctx.answer(host, line)
+    else if (!step.capture && !SHA.test(line)) ctx.write(host, `  ${line}`)
+  }
   const input = step.inputFile ? fs.readFileSync(step.inputFile, 'utf8') : null
   const command = step.local ? localCommand(step.script) : sshCommand(host, step.script, ctx.env)
   return run(command, { onLine, input, env: ctx.env, cwd: step.local ? ctx.cwd : undefined, signal: ctx.signal })

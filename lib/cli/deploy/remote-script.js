@@ -68,11 +68,12 @@ function fetch (path, { fast }) {
   return `cd ${p(path, 'source')} && git fetch${fast ? ' --depth=5' : ''} --all --tags`
 }
 
-// Tracked files changed on the host (a `reset --hard` discards them): printed before it.
+// Tracked files changed on the host (a `reset --hard` discards them): printed before it. The
+// last line is the commit checked out.
 function reset (path, ref) {
   return `cd ${p(path, 'source')} && if [ -n "$(git status --porcelain --untracked-files=no)" ]; then ` +
     'echo "warning: tracked files changed here are discarded:"; git status --short --untracked-files=no; fi && ' +
-    `git reset --hard ${q(ref)}`
+    `git reset --hard ${q(ref)} && git rev-parse HEAD`
 }
 
 function logRelease (path, who) {

@@ -35,7 +35,6 @@ async function releaseHost (ctx, target, state, { ref, revertN, health }) {
     ref = state.ref
     ctx.write(host, `○ reverting ${revertN} release(s): to ${ref.slice(0, 7)}`)
   }
-  state.target = ref
   ctx.write(host, `○ deploying ${ref}`)
   const ok = await runSteps(ctx, host, plan.releaseSteps(target, host, ref, { health, who: ctx.who }), state)
   state.result = ok ? 'released' : 'failed'

@@ -23,7 +23,7 @@ function note (state) {
 // The commit a host runs now, as far as this run knows it.
 function runs (state) {
   if (state.commit) return short(state.commit)
-  if (state.result === 'failed' && state.changed) return short(state.target)
+  if (state.result === 'failed' && state.changed) return short(state.landed)
   return short(state.previous)
 }
 
