@@ -161,7 +161,9 @@ test('--dry-run prints each host\'s commands, hides the env\'s values and runs n
   const r = await p.deploy('production', '--dry-run')
   ok(r)
   const e = p.entries[0]
-  assert.match(r.stdout, new RegExp(`^\\[h1\\] post-deploy: ${sshd.sshCommand.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} -o ConnectTimeout=10 -p ${sshd.port} 127\\.0\\.0\\.1 'cd ${e.path}/current && export SHARED=${e.path}/shared && export PATH=\\*\\*\\* SECRET_TOKEN=\\*\\*\\* XPM_HOME=\\*\\*\\* PORT=\\*\\*\\* && xpm startOrReload ecosystem.config.js --env production'$`, 'm'))
+  const esc = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const line = `[h1] post-deploy: ${sshd.sshCommand} -o ConnectTimeout=10 -p ${sshd.port} 127.0.0.1 'cd ${e.path}/current && export SHARED=${e.path}/shared && eval "$(cat)" && xpm startOrReload ecosystem.config.js --env production' <<< "export PATH=*** SECRET_TOKEN=*** XPM_HOME=*** PORT=***"`
+  assert.match(r.stdout, new RegExp(`^${esc(line)}$`, 'm'))
   assert.doesNotMatch(r.stdout, /do-not-print-me/)
   assert.equal(fs.existsSync(e.path), false)
 })

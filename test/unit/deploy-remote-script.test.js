@@ -11,7 +11,7 @@ const { execFileSync, spawnSync } = require('node:child_process')
 const sh = require('../../lib/cli/deploy/remote-script')
 const { tempDir } = require('../helpers/tmp')
 
-const run = (script, env = {}) => spawnSync('sh', ['-c', script], { encoding: 'utf8', env: { ...process.env, ...env } })
+const run = (script, env = {}, input) => spawnSync('sh', ['-c', script], { encoding: 'utf8', env: { ...process.env, ...env }, input })
 
 test('quoting: words, paths with spaces and quotes, ~/ on the remote home', () => {
   assert.equal(sh.q('origin/main'), 'origin/main')
@@ -76,7 +76,9 @@ test('setup, a release and its log on a real git repo, by sh', () => {
   assert.match(fs.readFileSync(path.join(host, '.deploys'), 'utf8'), /^[0-9a-f]{40} \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ me@laptop\n$/)
   assert.equal(run(sh.reset(host, first)).status, 0)
   assert.equal(run(sh.current(host)).stdout.trim(), first.slice(0, 7))
-  const hooked = run(sh.hook(host, 'printf "%s %s %s" "$PWD" "$SHARED" "$TOKEN"', { token: 't0k' }))
+  const hooked = run(sh.hook(host, 'printf "%s %s %s" "$PWD" "$SHARED" "$TOKEN"', { withEnv: true }), {}, sh.envInput({ token: 't0k' }))
   assert.equal(hooked.stdout, `${path.join(host, 'current')} ${path.join(host, 'shared')} t0k`)
+  assert.doesNotMatch(sh.hook(host, 'true', { withEnv: true }), /t0k/, 'the values go on stdin, not on the command line')
+  assert.equal(run(sh.hook(host, 'echo ok', { withEnv: true }), {}, sh.envInput({})).stdout, 'ok\n')
   assert.match(run(sh.reset(host, 'no-such-ref')).stderr, /unknown revision|ambiguous argument/)
 })

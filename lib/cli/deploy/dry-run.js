@@ -21,7 +21,7 @@ function renderPlan (target, options, { cwd, env }) {
     } else steps = plan.querySteps(verb, target, host, options.command)
     for (const step of steps) {
       const line = step.local ? `(local) ${step.shown}` : showSsh(host, step.shown, env)
-      lines.push(`[${host.label}] ${step.name}: ${line}`)
+      lines.push(`[${host.label}] ${step.name}: ${line}${step.stdinShown ? ` <<< ${JSON.stringify(step.stdinShown)}` : ''}`)
       if (step.capture === 'health') lines.push(`[${host.label}]   expects online: ${step.apps.length ? step.apps.join(', ') : '(the file names no app)'}`)
     }
   }

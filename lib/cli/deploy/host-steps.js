@@ -41,7 +41,7 @@ function exec (ctx, host, step) {
     if (step.value) ctx.answer(host, line)
     else if (!step.capture && !SHA.test(line)) ctx.write(host, `  ${line}`)
   }
-  const input = step.inputFile ? fs.readFileSync(step.inputFile, 'utf8') : null
+  const input = step.inputFile ? fs.readFileSync(step.inputFile, 'utf8') : step.input ?? null
   const command = step.local ? localCommand(step.script) : sshCommand(host, step.script, ctx.env)
   return run(command, { onLine, input, env: ctx.env, cwd: step.local ? ctx.cwd : undefined, signal: ctx.signal })
 }

@@ -6,7 +6,7 @@ const sh = require('./remote-script')
 
 // The steps of each command on one host, in order. A step: { name, local, script (what runs),
 // shown (what is printed: the env's values hidden), input (stdin text), capture (its output is
-// a value: a commit, the process list) }. run.js carries them out; --dry-run prints them.
+// a value: a commit, the process list), input (ssh's stdin: the env) }. run.js carries them out; --dry-run prints them.
 
 function remote (name, script, extra = {}) {
   return { name, local: false, script, shown: extra.shown ?? script, ...extra }
@@ -15,11 +15,12 @@ function remote (name, script, extra = {}) {
 function hookStep (name, target, host, { withEnv = false } = {}) {
   const command = target.hooks[name]
   if (!command) return null
-  const env = withEnv ? host.env : null
-  return remote(name, sh.hook(host.path, command, env), {
-    shown: sh.hook(host.path, command, env, { secret: true }),
-    command
-  })
+  return remote(name, sh.hook(host.path, command, { withEnv }), { command, ...(withEnv ? envStdin(host) : {}) })
+}
+
+// The env goes on ssh's stdin; what is printed names it with its values hidden.
+function envStdin (host) {
+  return { input: sh.envInput(host.env), stdinShown: sh.exportEnv(host.env, { secret: true }) || ':' }
 }
 
 // pre-setup: a local script file (its first word names one) is sent to the host's shell on
@@ -75,11 +76,7 @@ function revertSteps (target, host, commit, { health = true, unlog = null } = {}
 }
 
 function healthStep (target, host) {
-  return remote('health', sh.jlist(host.path, host.env), { shown: sh.jlist(host.path, maskAll(host.env)), capture: 'health', apps: target.apps || [] })
-}
-
-function maskAll (env) {
-  return Object.fromEntries(Object.keys(env || {}).map((k) => [k, '***']))
+  return remote('health', sh.jlist(host.path), { capture: 'health', apps: target.apps || [], ...envStdin(host) })
 }
 
 // revert n: which commit, read from the host's release log.

@@ -54,11 +54,16 @@ function link (path) {
   return `[ "$(readlink ${p(path, 'current')})" = ${p(path, 'source')} ] || ln -sfn ${p(path, 'source')} ${p(path, 'current')}`
 }
 
-// A hook in <path>/current, with SHARED (and, for post-deploy, the target's env) exported.
-function hook (path, command, env, { secret = false } = {}) {
-  const exported = env ? exportEnv(env, { secret }) : ''
-  return `cd ${p(path, 'current')} && export SHARED=${p(path, 'shared')} && ${exported ? exported + ' && ' : ''}${command}`
+// A hook in <path>/current, with SHARED exported; withEnv: the target's env too, read from
+// ssh's stdin (envInput) so its values are on no command line here or on the host.
+const READ_ENV = 'eval "$(cat)"'
+
+function hook (path, command, { withEnv = false } = {}) {
+  return `cd ${p(path, 'current')} && export SHARED=${p(path, 'shared')} && ${withEnv ? READ_ENV + ' && ' : ''}${command}`
 }
+
+// What READ_ENV reads: `export A="x" …` (or `:` for no env).
+const envInput = (env) => (exportEnv(env) || ':') + '\n'
 
 function head (path) {
   return `cd ${p(path, 'source')} && git rev-parse HEAD`
@@ -116,10 +121,9 @@ function exec (path, command) {
 // The marker a missing xpm prints instead of the list: the host's hooks use something else.
 const NO_XPM = '__xpm_absent__'
 
-// The host's process list (`xpm jlist`) in the target's env (XPM_HOME, PATH…).
-function jlist (path, env) {
-  const exported = exportEnv(env)
-  return `cd ${p(path, 'current')} && ${exported ? exported + ' && ' : ''}if command -v xpm >/dev/null 2>&1; then xpm jlist; else echo ${NO_XPM}; fi`
+// The host's process list (`xpm jlist`) in the target's env (XPM_HOME, PATH…), read from stdin.
+function jlist (path) {
+  return `cd ${p(path, 'current')} && ${READ_ENV} && if command -v xpm >/dev/null 2>&1; then xpm jlist; else echo ${NO_XPM}; fi`
 }
 
 // status: the commit checked out, its time, and the last line of the release log.
@@ -127,4 +131,4 @@ function status (path) {
   return `cd ${p(path, 'source')} && git log -1 --format='%h %cI %s' && (tail -n 1 ${p(path, '.deploys')} 2>/dev/null || true)`
 }
 
-module.exports = { q, p, exportEnv, branchOf, mkdirs, clone, link, hook, head, fetch, reset, logRelease, unlogRelease, nthRelease, current, previous, list, exec, jlist, status, NO_XPM }
+module.exports = { q, p, exportEnv, envInput, branchOf, mkdirs, clone, link, hook, head, fetch, reset, logRelease, unlogRelease, nthRelease, current, previous, list, exec, jlist, status, NO_XPM }
