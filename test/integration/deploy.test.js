@@ -3,7 +3,7 @@
 // `xpm deploy` for real: a real sshd on loopback (test/helpers/sshd.js), a real bare git repo
 // (file://), real hosts = several `path`s on this machine behind that sshd, each with its own
 // XPM_HOME (a real daemon started by the host's post-deploy), and an app that serves HTTP.
-const { test, before } = require('node:test')
+const { test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
@@ -29,6 +29,7 @@ let sshd
 before(async () => {
   if (!skip) sshd = await startSshd()
 })
+after(async () => { if (sshd) await sshd.stop() })
 process.once('exit', () => { if (sshd) try { process.kill(sshd.pid, 'SIGKILL') } catch {} })
 
 // A project: a bare repo, a working clone (the folder `xpm deploy` runs in), `hosts` host
@@ -208,4 +209,12 @@ test('--no-revert: a failing post-deploy leaves the host on the new commit, exit
   assert.match(r.stdout, /h1 +│ failed +│ [0-9a-f]{7} +│ .*left on the failed release \(--no-revert\)/)
   assert.equal(git(path.join(p.entries[0].path, 'source'), 'rev-parse', 'HEAD'), v2)
   assert.equal(await get(p.ports[0]), 'v1', 'the app was not reloaded')
+})
+
+test('no ssh on this machine: the error says so, with the host and the step', async () => {
+  const dir = tempDir('xpm-deploy-nossh-')
+  fs.writeFileSync(path.join(dir, 'ecosystem.json'), JSON.stringify({ apps: [], deploy: { prod: { host: 'h.example', repo: 'r', ref: 'origin/main', path: '/srv/x' } } }))
+  const r = await runXpm(['deploy', 'prod', 'curr'], { cwd: dir, env: { ...process.env, PATH: path.join(dir, 'empty'), XPM_SSH: '' } })
+  assert.equal(r.code, 1, r.stderr)
+  assert.match(r.stderr, /^xpm: deploy prod current failed on h\.example \[XPM_ERR_DEPLOY_FAILED\]\nh\.example: current failed — ssh is not installed on this machine \(or not on PATH\)\n/)
 })
