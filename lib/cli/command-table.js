@@ -161,7 +161,7 @@ function addDaemonCommands (program, { act, lazy }) {
     .option('--service-name <name>', 'the unit\'s name, as given to startup')
     .action(act(withPlatform('unstartup')))
 
-  program.command('deploy [args...]')
+  program.command('deploy [args...]').usage('[file] <env> [command] [options]')
     .description('pm2 deploy\'s `deploy` section over ssh and git: [file] <env> [setup|update|revert [n]|curr|prev|list|exec <cmd>|status|<ref>]; `xpm deploy help`')
     .option('--dry-run', 'print what would run on each host; run nothing')
     .option('--parallel <n>', 'hosts at once (default: all for setup, exec and queries; 1 for a release)')

@@ -21,7 +21,7 @@ async function runStep (ctx, host, step, state) {
   if (!step.capture && !step.value) ctx.write(host, `○ ${step.name}${step.command ? ` \`${step.command}\`` : ''}`)
   if (step.capture === 'health') return health(ctx, host, step, state)
   const r = await exec(ctx, host, step)
-  if (r.code !== 0) return fail(state, step, { code: r.code, tail: r.tail, reason: reasonOf(r, step, host) })
+  if (r.code !== 0) return fail(state, step, { code: r.code, tail: r.tail, reason: ctx.signal?.aborted ? 'interrupted (Ctrl-C)' : reasonOf(r, step, host) })
   const value = r.stdout.trim()
   if (step.capture === 'previous') state.previous = value.split('\n').pop()
   if (step.capture === 'commit') state.commit = value.split('\n').pop()
