@@ -88,9 +88,11 @@ test('XPM_SSH replaces the ssh command line; ssh\'s failures are named', () => {
 test('the health verdict on `xpm jlist`: every app of the file online and not unready', () => {
   const list = (...procs) => `some banner\n${JSON.stringify(procs)}\n`
   assert.deepEqual(judge(list({ name: 'web', status: 'online', ready: null }, { name: 'web', status: 'online', ready: true }), ['web']).ok, true)
-  const bad = judge(list({ name: 'web', status: 'errored' }, { name: 'api', status: 'online', ready: false }), ['web', 'api', 'worker'])
+  const bad = judge(list({ name: 'web', status: 'errored' }, { name: 'api', status: 'online', ready: false }, { name: 'other', status: 'online' }), ['web', 'api', 'worker'])
   assert.equal(bad.ok, false)
   assert.deepEqual(bad.problems, ['web: errored', 'api: online (not ready)', 'worker is not running'])
   assert.equal(judge('__xpm_absent__\n', ['web']).absent, true)
+  const elsewhere = judge(list({ name: 'other', status: 'online' }), ['web'])
+  assert.deepEqual([elsewhere.ok, elsewhere.absent, elsewhere.summary], [true, true, 'none of the apps is run by xpm here'])
   assert.equal(judge('nothing\n', ['web']).ok, false)
 })

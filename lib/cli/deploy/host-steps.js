@@ -81,7 +81,7 @@ async function health (ctx, host, step, state) {
     state.apps = verdict
     if (step.optional) return true
     if (verdict.absent) {
-      ctx.write(host, '○ health: no xpm on the host\'s PATH; not checked')
+      ctx.write(host, `○ health: ${verdict.summary}; not checked`)
       return true
     }
     if (verdict.ok) {
@@ -98,13 +98,16 @@ async function health (ctx, host, step, state) {
 // jlist's output → { ok, absent, summary, problems, online, total }.
 function judge (stdout, apps) {
   const lines = stdout.split('\n').map((l) => l.trim()).filter(Boolean)
-  if (lines.includes(NO_XPM)) return { ok: true, absent: true, summary: 'no xpm', problems: [], online: 0, total: 0 }
+  if (lines.includes(NO_XPM)) return { ok: true, absent: true, summary: 'no xpm on the host\'s PATH', problems: [], online: 0, total: 0 }
   let list = null
   for (const line of lines.reverse()) {
     if (!line.startsWith('[')) continue
     try { list = JSON.parse(line); break } catch {}
   }
   if (!Array.isArray(list)) return { ok: false, problems: ['`xpm jlist` printed no process list'], online: 0, total: apps.length }
+  // xpm on the host runs none of the file's apps: its hooks start them with something else
+  // (pm2 during a move to xpm), which xpm cannot judge
+  if (apps.length && !list.some((p) => apps.includes(p.name))) return { ok: true, absent: true, summary: 'none of the apps is run by xpm here', problems: [], online: 0, total: apps.length }
   const problems = []
   let online = 0
   for (const name of apps) {

@@ -61,7 +61,7 @@ function renderStatus (states, tableOptions) {
     const [commit, when] = commitLine.split(' ')
     const [logged, at, by] = logLine.split(' ')
     const release = logged ? `${at || '?'}${by ? ` by ${by}` : ''}${logged.slice(0, 7) !== commit ? ` (logged ${logged.slice(0, 7)})` : ''}` : 'none logged'
-    const apps = !s.apps ? '' : s.apps.absent ? 'no xpm on the host' : s.apps.ok ? s.apps.summary : s.apps.problems.join('; ')
+    const apps = !s.apps ? '' : s.apps.ok ? s.apps.summary : s.apps.problems.join('; ')
     return [s.host.label, commit || '', when || '', release, apps]
   })
   return renderTable(rows, { head: ['host', 'commit', 'committed', 'released', 'apps'], flex: 4, ...tableOptions })
