@@ -243,3 +243,23 @@ test('Ctrl-C during post-deploy: the host goes back to its release, exit 1 says 
   assert.match(out, /h1 +│ failed, reverted/)
   assert.equal(await get(p.ports[0]), 'v1')
 })
+
+test('ssh_options reach the system\'s ssh: the test\'s key logs in, another key is refused and named', { skip }, async (t) => {
+  const dir = tempDir('xpm-deploy-keys-')
+  const wrong = path.join(dir, 'wrong_key')
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', wrong])
+  const options = (key) => [`IdentityFile=${key}`, 'IdentitiesOnly=yes', `UserKnownHostsFile=${path.join(dir, 'known_hosts')}`, 'StrictHostKeyChecking=no', 'BatchMode=yes']
+  const hosts = [
+    { host: '127.0.0.1', name: 'good', port: sshd.port, path: path.join(dir, 'good'), ssh_options: options(sshd.key) },
+    { host: '127.0.0.1', name: 'bad', port: sshd.port, path: path.join(dir, 'bad'), ssh_options: options(wrong) }
+  ]
+  const p = await project(t, { hosts: 0, extraHosts: hosts })
+  p.commit('v1')
+  const env = { ...process.env }
+  delete env.XPM_SSH
+  const r = await runXpm(['deploy', 'production', 'setup'], { cwd: p.work, env, timeout: 60000 })
+  assert.equal(r.code, 1, r.stdout + r.stderr)
+  assert.match(r.stderr, new RegExp(`failed on bad \\[XPM_ERR_DEPLOY_FAILED\\]\\nbad: mkdir failed — key refused by 127\\.0\\.0\\.1 port ${sshd.port}`))
+  assert.match(r.stdout, /good +│ ok/)
+  assert.ok(fs.existsSync(path.join(dir, 'good', 'source', 'server.js')))
+})
