@@ -20,7 +20,7 @@ test('a target: one host or a list, ssh_options as a string or a list, the defau
   assert.equal(one.hosts[0].label, 'node@212.83.163.1')
   assert.equal(one.hooks['post-deploy'], 'xpm startOrRestart ecosystem.config.js --env production')
   assert.deepEqual(sshArgs(one.hosts[0]).slice(0, 6), ['-o', 'StrictHostKeyChecking=no', '-o', 'ConnectTimeout=10', '-p', '2222'])
-  assert.equal(sshArgs(one.hosts[0])[7], path.join(require('node:os').homedir(), '.ssh/deploy'))
+  assert.equal(sshArgs(one.hosts[0], { HOME: '/home/me' })[7], '/home/me/.ssh/deploy')
   assert.equal(sshArgs(one.hosts[0]).at(-1), 'node@212.83.163.1')
 
   const many = config.resolveTarget(target({ host: ['a.example', 'b.example'], ssh_options: ['A=1', 'ConnectTimeout=3'], 'forward-agent': 'yes', needs_tty: true, user: undefined }), 'production', { file: 'f.json' })

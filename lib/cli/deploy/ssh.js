@@ -8,24 +8,25 @@ const { spawn } = require('node:child_process')
 
 const TAIL = 15 // the lines of output kept for an error message
 
-const expandHome = (file) => (file.startsWith('~/') ? os.homedir() + file.slice(1) : file)
+// `~/` is the home of who deploys (HOME of the CLI's environment)
+const expandHome = (file, env) => (file.startsWith('~/') ? (env.HOME || os.homedir()) + file.slice(1) : file)
 
 // ssh's arguments for a host, in pm2 deploy's order: options, -t, -A, -p, -i, then user@host.
-function sshArgs (host) {
+function sshArgs (host, env = process.env) {
   const args = []
   for (const option of host.ssh_options) args.push('-o', option)
   if (!host.ssh_options.some((o) => /^ConnectTimeout\b/i.test(o))) args.push('-o', 'ConnectTimeout=10')
   if (host.tty) args.push('-t')
   if (host.forwardAgent) args.push('-A')
   if (host.port) args.push('-p', host.port)
-  if (host.key) args.push('-i', expandHome(host.key))
+  if (host.key) args.push('-i', expandHome(host.key, env))
   args.push(host.user ? `${host.user}@${host.host}` : host.host)
   return args
 }
 
 // [command, args] that run `script` on the host.
 function sshCommand (host, script, env = process.env) {
-  const args = [...sshArgs(host), script]
+  const args = [...sshArgs(host, env), script]
   if (env.XPM_SSH) return ['sh', ['-c', `${env.XPM_SSH} "$@"`, 'ssh', ...args]]
   return ['ssh', args]
 }
@@ -33,7 +34,7 @@ function sshCommand (host, script, env = process.env) {
 // What a printed plan shows for it: the ssh line, script quoted.
 function showSsh (host, shownScript, env = process.env) {
   const { q } = require('./remote-script')
-  return `${env.XPM_SSH || 'ssh'} ${sshArgs(host).map(q).join(' ')} ${q(shownScript)}`
+  return `${env.XPM_SSH || 'ssh'} ${sshArgs(host, env).map(q).join(' ')} ${q(shownScript)}`
 }
 
 // A local command, run as pm2 deploy runs pre-deploy-local: by bash when there is one.
