@@ -83,12 +83,12 @@ function resolveTarget (deploy, envName, { file, cwd = process.cwd(), notice = (
     env
   }
   const entries = asList(raw.host)
-  const hosts = entries.map((entry, i) => hostConfig(entry, base, envName, i))
+  const hosts = entries.map((entry, i) => hostConfig(entry, base, envName, i, cwd, notice))
   labelHosts(hosts)
   return { name: envName, repo: text(raw.repo), ref: text(raw.ref), fast: raw.fetch === 'fast', env, hooks, hosts }
 }
 
-function hostConfig (entry, base, envName, i) {
+function hostConfig (entry, base, envName, i, cwd, notice) {
   if (typeof entry === 'string' && entry) return { ...base, host: entry, name: '' }
   if (entry && typeof entry === 'object' && typeof entry.host === 'string') {
     for (const key of Object.keys(entry)) {
@@ -100,7 +100,7 @@ function hostConfig (entry, base, envName, i) {
       name: text(entry.name),
       user: entry.user !== undefined ? text(entry.user) : base.user,
       port: entry.port !== undefined ? text(entry.port) : base.port,
-      path: entry.path !== undefined ? remotePath(text(entry.path), process.cwd(), () => {}) : base.path,
+      path: entry.path !== undefined ? remotePath(text(entry.path), cwd, notice) : base.path,
       key: entry.key !== undefined ? text(entry.key) : base.key,
       ssh_options: entry.ssh_options !== undefined ? asList(entry.ssh_options).map(String) : base.ssh_options,
       env: entry.env && typeof entry.env === 'object' ? { ...base.env, ...entry.env } : base.env
