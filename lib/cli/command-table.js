@@ -161,6 +161,18 @@ function addDaemonCommands (program, { act, lazy }) {
     .option('--service-name <name>', 'the unit\'s name, as given to startup')
     .action(act(withPlatform('unstartup')))
 
+  program.command('deploy [args...]').usage('[file] <env> [command] [options]')
+    .description('pm2 deploy\'s `deploy` section over ssh and git: [file] <env> [setup|update|revert [n]|curr|prev|list|exec <cmd>|status|<ref>]; `xpm deploy help`')
+    .option('--dry-run', 'print what would run on each host; run nothing')
+    .option('--parallel <n>', 'hosts at once (default: all for setup, exec and queries; 1 for a release)')
+    .option('--no-revert', 'leave a failed host on the failed release')
+    .option('--no-health', 'no `xpm jlist` check of the file\'s apps after post-deploy')
+    .option('--health-timeout <seconds>', 'how long the apps have to be online after post-deploy (15)')
+    .option('-f, --force', 'deploy even with uncommitted or unpushed changes here')
+    .allowUnknownOption(true) // `exec ls -la`: the command's own flags
+    .allowExcessArguments(true)
+    .action(act(lazy('deploy', 'deploy'), { autoStart: false }))
+
   program.command('ecosystem [mode]').alias('init')
     .description('write a commented starter ecosystem.config.js in this folder')
     .action(act(lazy('ecosystem', 'init')))

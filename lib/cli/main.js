@@ -40,7 +40,7 @@ function buildProgram (argv = [], io = createIo()) {
     const near = suggest(name, this.commands.flatMap((c) => [c.name(), ...c.aliases()]))
     this.error(`xpm: unknown command '${name}'${near ? `\n(Did you mean ${near}?)` : ''}`, { code: 'commander.unknownCommand', exitCode: 2 })
   }
-  program.addHelpText('after', `\nPM2's other commands (deploy, install, link, send, profile:cpu…) print what to use instead.
+  program.addHelpText('after', `\nPM2's other commands (install, link, send, profile:cpu…) print what to use instead.
 Exit status: 0 success, 1 failure (nothing matched, an app did not come online), 2 bad arguments or config.
 PM2 users: ${require('node:path').join(__dirname, '..', '..', 'docs', 'migrating-from-pm2.md')}`)
   return program

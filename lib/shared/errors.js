@@ -31,7 +31,7 @@ const CODES = {
   XPM_ERR_TOO_MANY_APPS: { exit: 1, summary: 'Starting these apps would take the daemon over the number of apps it manages (1024).' },
   XPM_ERR_REPLY_TOO_LARGE: { exit: 1, summary: 'The answer to a request is larger than a reply may be (64 MiB); ask for less (fewer log lines, one app).' },
   XPM_ERR_INTERNAL: { exit: 1, summary: 'An unexpected error inside xpm; the daemon log has details.' },
-  XPM_ERR_NOT_SUPPORTED: { exit: 1, summary: 'A PM2 command xpm does not provide (deploy, modules, PM2 Plus…); the message says what to use instead.' },
+  XPM_ERR_NOT_SUPPORTED: { exit: 1, summary: 'A PM2 command xpm does not provide (modules, PM2 Plus…); the message says what to use instead.' },
   XPM_ERR_IMPORT_SOURCE: { exit: 2, summary: 'The PM2 setup to import (`dump.pm2`, written by `pm2 save`) is missing, unreadable or not a list of processes.' },
   XPM_ERR_STARTUP_FAILED: { exit: 1, summary: 'The boot unit could not be written, enabled or removed (permissions, no systemd).' },
   XPM_ERR_DEPENDENCY_FAILED: { exit: 1, summary: 'An app was not started because an app it depends on (`depends_on`) is not managed, stopped, errored, or a one-shot job that did not exit 0.' },
@@ -43,7 +43,10 @@ const CODES = {
   XPM_ERR_PORT_TAKEN: { exit: 1, summary: 'A worker listened on an address and port where a worker of another app of the same home listens already (the two would split its connections): it was stopped and its instance is errored; the message names the other app.' },
   XPM_ERR_RELOAD_MODE_CHANGE: { exit: 2, summary: 'A reload cannot turn `reuse_port` on or off (a worker in one mode cannot take the port over from a worker in the other); nothing was changed. `xpm restart` with the same file applies it: every instance stops, then starts.' },
   XPM_ERR_WEB_READ_ONLY: { exit: 1, summary: '`xpm web --read-only` refuses every action (restart, reload, stop, start).' },
-  XPM_ERR_OTEL_MISSING: { exit: 2, summary: 'An app has `otel` on but the OpenTelemetry packages (optional dependencies of xpm) are not installed: the app runs without telemetry; install xpm with its optional dependencies (docs/otel.md).' }
+  XPM_ERR_OTEL_MISSING: { exit: 2, summary: 'An app has `otel` on but the OpenTelemetry packages (optional dependencies of xpm) are not installed: the app runs without telemetry; install xpm with its optional dependencies (docs/otel.md).' },
+  XPM_ERR_DEPLOY_CONFIG: { exit: 2, summary: '`xpm deploy`: no deployment file, no `deploy` section or no such environment in it, or a target without `host`, `repo`, `path` or `ref`.' },
+  XPM_ERR_DEPLOY_LOCAL_CHANGES: { exit: 1, summary: '`xpm deploy` refused to release from a git checkout with uncommitted or unpushed changes (the hosts fetch what is pushed); `--force` deploys anyway.' },
+  XPM_ERR_DEPLOY_FAILED: { exit: 1, summary: '`xpm deploy`: a host did not end on the requested release (unreachable, key refused, a failed git step or hook, apps not online); the message names the host, the step and its last output lines, and which hosts were reverted.' }
 }
 
 class XpmError extends Error {

@@ -64,7 +64,7 @@ test('a PM2 ecosystem file: per-instance variables, namespaces, autostart, PATH 
   const env = { PATH: `${path.join(CORPUS, 'bin')}${path.delimiter}${process.env.PATH}` }
   const res = await h.run(['start', file], { env })
   assert.equal(res.code, 0, res.stderr)
-  assert.match(res.stderr, /\[xpm\] notice: `deploy`: xpm does not deploy/)
+  assert.doesNotMatch(res.stderr, /notice: `deploy`/, 'the deploy section is `xpm deploy`\'s')
   assert.match(res.stderr, /\[xpm\] notice: `vizion` in app "quiet"/)
   assert.match(res.stdout, /lazy: registered, not started \(autostart: false\)/)
 

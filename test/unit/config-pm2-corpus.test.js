@@ -19,7 +19,7 @@ const env = { PATH: `${path.join(CORPUS, 'bin')}${path.delimiter}${process.env.P
 
 // file → the apps it gives (and how many notices), or the error it is refused with.
 const EXPECTED = {
-  'ecosystem.config.js': { apps: ['app1', 'worker'], notices: ['deploy'] },
+  'ecosystem.config.js': { apps: ['app1', 'worker'] },
   'ecosystem.config.cjs': { apps: ['api', 'web'] },
   'ecosystem.config.mjs': { apps: ['esm-app'] },
   'process.json': { apps: ['single'] },

@@ -8,7 +8,6 @@ const { XpmError } = require('../../shared/errors')
 // something xpm does not have, exits 0. The migration guide's command table lists them all
 // (test/unit/pm2-command-table.test.js keeps it complete).
 const NOTICES = {
-  deploy: { exit: 1, text: 'xpm does not deploy (PM2 runs ssh and git for it); ship the release with your own tooling, then run `xpm startOrReload ecosystem.config.js` on the host (docs/deploy.md)' },
   trigger: { exit: 1, text: 'PM2 actions (@pm2/io) are not supported; have the app react to a signal and use `xpm sendSignal <signal> <app>`' },
   send: { exit: 1, text: 'xpm does not write to an app\'s standard input; talk to the app over a socket, or send it a signal with `xpm sendSignal`' },
   attach: { exit: 1, text: 'xpm does not attach a terminal to an app; follow its output with `xpm logs <app>`' },

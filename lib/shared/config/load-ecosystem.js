@@ -30,17 +30,22 @@ async function loadEcosystem (file) {
   let stat
   try { stat = fs.statSync(file) } catch (err) { throw loadError(file, 'does not exist', err) }
   if (!stat.isFile()) throw loadError(file, 'is not a file')
-  const ext = path.extname(file).toLowerCase()
-  let exported
   const read = []
-  if (ext === '.json') exported = readJson(file, read)
-  else if (ext === '.yml' || ext === '.yaml') exported = readYaml(file)
-  else if (TYPESCRIPT.has(ext) && !process.features.typescript) throw loadError(file, typescriptNeeds(ext))
-  else if (ext === '.mjs' || ext === '.mts' || ((ext === '.js' || ext === '.ts') && packageType(file) === 'module')) exported = await importFresh(file)
-  else exported = await requireFresh(file)
+  const exported = await readExported(file, read)
   const { apps, notices } = appsOf(exported, file)
   notices.unshift(...read)
   return { file, dir: path.dirname(file), apps, notices, deployEnvs: deployEnvsOf(exported) }
+}
+
+// What the file exports, whatever its form (`xpm deploy` reads its `deploy` section from it).
+// read: notices about how it was read.
+async function readExported (file, read = []) {
+  const ext = path.extname(file).toLowerCase()
+  if (ext === '.json' || ext === '.json5') return readJson(file, read)
+  if (ext === '.yml' || ext === '.yaml') return readYaml(file)
+  if (TYPESCRIPT.has(ext) && !process.features.typescript) throw loadError(file, typescriptNeeds(ext))
+  if (ext === '.mjs' || ext === '.mts' || ((ext === '.js' || ext === '.ts') && packageType(file) === 'module')) return importFresh(file)
+  return requireFresh(file)
 }
 
 // TypeScript ecosystem files load as Node loads them: with its own type stripping (erasable
@@ -129,8 +134,8 @@ async function importFresh (file) {
 }
 
 // The shapes PM2 reads: { apps: [...] }, { apps: {one app} }, { pm2: [...] } (older files), an
-// array of apps, or one app object ({ name, script }). A `deploy` section is accepted with a
-// notice (xpm does not deploy). Any other top-level key is an error with a suggestion, so a
+// array of apps, or one app object ({ name, script }). A `deploy` section is `xpm deploy`'s (here
+// only its `env` is read, with `--env`). Any other top-level key is an error with a suggestion, so a
 // typo (`app:`) never leaves apps silently unread.
 function appsOf (exported, file) {
   const notices = []
@@ -145,6 +150,7 @@ function appsOf (exported, file) {
       for (const key of keys) {
         if (key === list || key === 'static') continue
         const known = FILE_KEYS.find((k) => k.key === key)
+        if (key === 'deploy') continue
         if (known?.notice) {
           notices.push({ app: null, key, message: known.notice })
           continue
@@ -186,4 +192,4 @@ function looksLikeApp (object) {
   return ['script', 'exec', 'cmd', 'command'].some((k) => typeof object[k] === 'string')
 }
 
-module.exports = { isEcosystemFile, loadEcosystem }
+module.exports = { isEcosystemFile, loadEcosystem, readExported }

@@ -103,7 +103,7 @@ const OPTIONS = [
   // PM2 keys that have nothing to do in xpm: accepted, with one notice
   { key: 'windowsHide', target: null, type: 'any', notice: null, description: 'Hides console windows on Windows; nothing to do on Linux' },
   { key: 'vizion', target: null, type: 'any', quietWhen: false, notice: 'xpm does not collect git metadata of apps (PM2\'s vizion); ignored', flag: '--no-vizion', description: 'PM2\'s git metadata of the app' },
-  { key: 'post_update', target: null, type: 'any', notice: 'xpm does not pull or update code (PM2 Plus); ignored — see docs/deploy.md', description: 'Commands PM2 Plus runs after an update' },
+  { key: 'post_update', target: null, type: 'any', notice: 'xpm does not pull or update code on its own (PM2 Plus); ignored — `xpm deploy` ships releases (docs/deploy.md)', description: 'Commands PM2 Plus runs after an update' },
   { key: 'pmx', target: null, type: 'any', quietWhen: false, notice: PLUS, flag: '--no-pmx', description: 'PM2\'s @pm2/io wrapper' },
   { key: 'automation', target: null, type: 'any', quietWhen: false, flag: '--no-automation', flagHelp: 'accepted for PM2 scripts; xpm has no PM2 Plus wrapper to turn off', notice: PLUS, description: 'PM2\'s @pm2/io wrapper' },
   { key: 'trace', target: null, type: 'any', quietWhen: false, notice: 'transaction tracing is a PM2 Plus feature; xpm traces with OpenTelemetry instead (`otel: true`, docs/otel.md); ignored', flag: '--trace', description: 'PM2 Plus transaction tracing' },
@@ -123,7 +123,7 @@ const FILE_KEYS = [
   { key: 'apps', description: 'The apps: an array, or one app object' },
   { key: 'pm2', description: 'Read as apps (older PM2 files)' },
   { key: 'static', description: 'PM2\'s static file servers: each `{ path, port, host, spa, basic_auth: { username, password }, name }` is an app serving that folder, as `xpm serve` starts it' },
-  { key: 'deploy', notice: 'xpm does not deploy (PM2\'s `pm2 deploy`); ignored, except `deploy.<env>.env`, which `--env <env>` merges under the apps\' env as PM2 does — see docs/deploy.md for shipping a release and reloading it', description: 'PM2\'s deploy targets (ssh, git pull, post-deploy hooks)' }
+  { key: 'deploy', description: 'PM2\'s deploy targets: read by `xpm deploy` (ssh, git, the hooks; docs/deploy.md#xpm-deploy-pm2-deploy-over-ssh-and-git); `--env <env>` also merges `deploy.<env>.env` under the apps\' env, as PM2 does' }
 ]
 
 // PM2's camelCase spelling of a key: kill_timeout → killTimeout (parts of one letter stay as they are).
