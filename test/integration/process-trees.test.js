@@ -192,7 +192,7 @@ test('treekill: false: what the app started outlives its delete, the next xpm ki
   const kept = children()
   const del = await h.run(['delete', 'keep'])
   assert.equal(del.code, 0, del.stderr)
-  assert.deepEqual(alive(kept), kept.slice().sort((a, b) => a - b), 'the children outlive the delete')
+  assert.deepEqual(alive(kept).sort((a, b) => a - b), kept.slice().sort((a, b) => a - b), 'the children outlive the delete')
 
   // a crash of the daemon, then a command: the next daemon's recovery sweeps the home's tag
   const other = await h.run(['start', fixture('idle.js'), '--name', 'other'])
@@ -201,9 +201,9 @@ test('treekill: false: what the app started outlives its delete, the next xpm ki
   process.kill(daemon, 'SIGKILL')
   await waitFor(() => !running(daemon), { message: 'the daemon to die' })
   await waitFor(async () => (await h.jlist()).some((p) => p.name === 'other' && p.status === 'online'), { timeout: 20000, message: 'the recovered daemon' })
-  assert.deepEqual(alive(kept), kept.slice().sort((a, b) => a - b), 'the children outlive a crash recovery')
+  assert.deepEqual(alive(kept).sort((a, b) => a - b), kept.slice().sort((a, b) => a - b), 'the children outlive a crash recovery')
 
   const kill = await h.run(['kill'])
   assert.equal(kill.code, 0, kill.stderr)
-  assert.deepEqual(alive(kept), kept.slice().sort((a, b) => a - b), 'the children outlive xpm kill')
+  assert.deepEqual(alive(kept).sort((a, b) => a - b), kept.slice().sort((a, b) => a - b), 'the children outlive xpm kill')
 })
