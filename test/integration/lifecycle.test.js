@@ -162,7 +162,8 @@ test('--node-args=--experimental-modules: imports without an extension resolve a
   const entry = fixture('esm-bare/index.mjs')
   assert.equal((await h.run(['start', entry, '--node-args=--experimental-modules', '--name', 'fork'], { env: { PORT: String(p1) } })).code, 0)
   assert.equal((await h.run(['start', entry, '--node-args=--experimental-specifier-resolution=node', '-i', '2', '--name', 'cluster'], { env: { PORT: String(p2) } })).code, 0)
-  for (const port of [p1, p2]) assert.deepEqual((await httpGet(port)).json, { answer: 42, where: 'dir/index.js' })
+  // a fork-mode ES module is online once its entry has run: it listens a moment later
+  for (const port of [p1, p2]) assert.deepEqual(await waitFor(async () => (await httpGet(port)).json, { message: `port ${port} answering` }), { answer: 42, where: 'dir/index.js' })
   // without either flag, Node's own resolution: the import fails, the app ends errored
   await h.run(['start', entry, '--name', 'plain', '--max-restarts', '1'], { env: { PORT: String(p3) } })
   await waitFor(async () => (await h.jlist()).find((p) => p.name === 'plain').status === 'errored')
