@@ -25,7 +25,8 @@ function ensurePm2 ({ timeout = 180000 } = {}) {
     fs.mkdirSync(PREFIX, { recursive: true })
     execFileSync('npm', ['install', '--prefix', PREFIX, '--no-audit', '--no-fund', '--no-save', 'pm2@7'], { stdio: 'pipe', timeout, encoding: 'utf8' })
   } catch (err) {
-    const why = String(err.stderr || err.message).trim().split('\n').pop()
+    const lines = String(err.stderr || err.message).trim().split('\n').filter((l) => !/complete log of this run/.test(l))
+    const why = lines.find((l) => /\bcode\b|ECONN|ENOTFOUND|ETIMEDOUT|EAI_AGAIN/.test(l)) || lines.pop() || `exit ${err.status}`
     return { skip: `pm2@7 could not be installed with npm (is the registry reachable?): ${why}` }
   }
   return installed() ? { bin: BIN } : { skip: 'pm2@7 was not found after npm install' }
@@ -33,7 +34,9 @@ function ensurePm2 ({ timeout = 180000 } = {}) {
 
 // A runner of `pm2 …` in cwd with its own PM2_HOME; cleanup() kills the processes it left.
 function pm2Runner (bin, { home, cwd, timeout = 60000 }) {
-  const env = { ...process.env, PM2_HOME: home, FORCE_COLOR: '0' }
+  // pm2 deploy appends to /tmp/pm2-deploy-$USER.log: a name of this run's own, removed after
+  const user = `xpm-test-${process.pid}`
+  const env = { ...process.env, PM2_HOME: home, USER: user, FORCE_COLOR: '0' }
   const run = (...args) => new Promise((resolve) => {
     execFile(process.execPath, [bin, ...args], { cwd, env, timeout }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr })
@@ -43,6 +46,7 @@ function pm2Runner (bin, { home, cwd, timeout = 60000 }) {
     const pids = pidsWithEnv(`PM2_HOME=${home}`)
     for (const pid of pids) try { process.kill(pid, 'SIGKILL') } catch {}
     await waitFor(() => pids.every((pid) => !isAlive(pid)), { timeout: 5000, message: 'pm2\'s processes gone' })
+    fs.rmSync(`/tmp/pm2-deploy-${user}.log`, { force: true })
   }
   return { run, cleanup }
 }
