@@ -1,5 +1,6 @@
 'use strict'
 
 module.exports = require('neostandard')({
-  ignores: ['node_modules/**', 'bench/.pm2-install/**', 'coverage/**']
+  // deploy-corpus holds real users' ecosystem files kept verbatim, in their own style.
+  ignores: ['node_modules/**', 'bench/.pm2-install/**', 'coverage/**', 'test/fixtures/ecosystems/deploy-corpus/**']
 })

@@ -46,7 +46,7 @@ const CODES = {
   XPM_ERR_OTEL_MISSING: { exit: 2, summary: 'An app has `otel` on but the OpenTelemetry packages (optional dependencies of xpm) are not installed: the app runs without telemetry; install xpm with its optional dependencies (docs/otel.md).' },
   XPM_ERR_DEPLOY_CONFIG: { exit: 2, summary: '`xpm deploy`: no deployment file, no `deploy` section or no such environment in it, or a target without `host`, `repo`, `path` or `ref`.' },
   XPM_ERR_DEPLOY_LOCAL_CHANGES: { exit: 1, summary: '`xpm deploy` refused to release from a git checkout with uncommitted or unpushed changes (the hosts fetch what is pushed); `--force` deploys anyway.' },
-  XPM_ERR_DEPLOY_FAILED: { exit: 1, summary: '`xpm deploy`: a host did not end on the requested release (unreachable, key refused, a failed git step or hook, apps not online); the message names the host, the step and its last output lines, and which hosts were reverted.' }
+  XPM_ERR_DEPLOY_FAILED: { exit: 1, summary: '`xpm deploy`: a host did not end on the requested release (unreachable, key refused, a failed git step or hook, tracked files changed in a host\'s `source` folder, apps not online); the message names the host, the step and its last output lines, and which hosts were reverted.' }
 }
 
 class XpmError extends Error {

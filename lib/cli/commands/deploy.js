@@ -26,7 +26,8 @@ Usage: xpm deploy [file] <env> [command]
     --no-revert          leave a failed host on the failed release (no auto-revert)
     --no-health          do not check with \`xpm jlist\` that the file's apps are online after post-deploy
     --health-timeout <s> how long the apps have to be online after post-deploy (default 15)
-    -f, --force          deploy even when this folder's git checkout has uncommitted or unpushed changes
+    -f, --force          deploy even when this folder's git checkout has uncommitted or unpushed changes,
+                         or a host's source folder has tracked files changed there (they are discarded)
 
   Without a file: the first of ${config.DEFAULT_FILES.join(', ')} in this folder.
 
@@ -87,7 +88,7 @@ async function deploy (ctx) {
   target.apps = config.appNames(exported)
   const isRelease = action.verb === 'release'
   const parallel = parseParallel(opts.parallel, isRelease ? 1 : target.hosts.length)
-  const options = { ...action, parallel, revert: opts.revert !== false, health: opts.health !== false, healthTimeout: healthTimeout * 1000 }
+  const options = { ...action, parallel, revert: opts.revert !== false, health: opts.health !== false, force: Boolean(opts.force), healthTimeout: healthTimeout * 1000 }
 
   if (opts.dryRun) {
     io.stdout.write(require('../deploy/dry-run').renderPlan(target, options, { cwd, env: io.env }))

@@ -55,7 +55,7 @@ async function byVerb (ctx, io, target, options, cwd) {
     const ref = options.ref || target.ref
     const what = options.n ? `revert ${options.n}` : ref
     io.say(`[xpm] deploy ${target.name}: ${what} on ${hosts}, ${parallel} at a time${options.revert ? '' : ' (no auto-revert)'}\n`)
-    const states = await rollout.release(ctx, target, { ref, revertN: options.n ?? null, parallel, revert: options.revert, health: options.health })
+    const states = await rollout.release(ctx, target, { ref, revertN: options.n ?? null, parallel, revert: options.revert, health: options.health, force: options.force })
     io.stdout.write(renderSummary(states, io.tableOptions()))
     const err = failureError(`deploy ${target.name} (${what})`, states)
     if (err) throw err

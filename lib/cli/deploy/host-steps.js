@@ -2,7 +2,7 @@
 
 const fs = require('node:fs')
 const { run, sshCommand, localCommand, sshTrouble } = require('./ssh')
-const { NO_XPM } = require('./remote-script')
+const { NO_XPM, DIRTY } = require('./remote-script')
 
 // Carries out the steps of one host (plan.js), printing each one and its output with the host's
 // prefix. A step's failure: { step, code, tail, reason }.
@@ -55,6 +55,10 @@ function reasonOf (r, step, host) {
   if (step.name === 'clone' && /not found|does not exist|Could not read from remote|not a git repository/i.test(text)) return 'the host could not clone repo: check `repo` and that the host can read it'
   if (step.name === 'clone' && /Remote branch .* not found/i.test(text)) return 'the branch of `ref` is not in repo'
   if (['head', 'fetch'].includes(step.name) && /No such file or directory|can't cd|cannot cd|not a git repository/i.test(text)) return `${host.path}/source is missing: run \`xpm deploy <env> setup\` first`
+  if (step.name === 'reset' && r.code === 3 && r.stdout.includes(DIRTY)) {
+    return `${host.path}/source has tracked files changed on the host (below), which the release would discard: ` +
+      `commit them to the repository, or undo them there (git -C ${host.path}/source checkout -- <file>), or add --force to discard them`
+  }
   if (step.name === 'reset' && /unknown revision|ambiguous argument/i.test(text)) return 'the ref is not in the repository after a fetch: push it, or check `ref`'
   if (r.code === 127 && /not found/.test(text)) return `${step.name}: a command is not installed on the host (exit 127)`
   return `${step.name} exited with ${r.code}`

@@ -48,14 +48,14 @@ function setupSteps (target, host, { cwd }) {
 
 // A release of `ref` (a branch, tag or commit): the steps until the code changes, then the
 // ones after it. run.js records the commit before (`head`) to go back to it.
-function releaseSteps (target, host, ref, { health = true, who = 'xpm' } = {}) {
+function releaseSteps (target, host, ref, { health = true, who = 'xpm', force = false } = {}) {
   const pdl = target.hooks['pre-deploy-local']
   return [
     pdl ? { name: 'pre-deploy-local', local: true, script: pdl, shown: pdl, command: pdl } : null,
     hookStep('pre-deploy', target, host),
     remote('head', sh.head(host.path), { capture: 'previous' }),
     remote('fetch', sh.fetch(host.path, target)),
-    remote('reset', sh.reset(host.path, ref), { changes: true }),
+    remote('reset', sh.reset(host.path, ref, { force }), { changes: true }),
     remote('link', sh.link(host.path)),
     hookStep('post-deploy', target, host, { withEnv: true }),
     health ? healthStep(target, host) : null,
@@ -68,7 +68,7 @@ function releaseSteps (target, host, ref, { health = true, who = 'xpm' } = {}) {
 function revertSteps (target, host, commit, { health = true, unlog = null } = {}) {
   return [
     unlog ? remote('unlog', sh.unlogRelease(host.path, unlog)) : null,
-    remote('revert', sh.reset(host.path, commit)),
+    remote('revert', sh.reset(host.path, commit, { force: true })),
     remote('link', sh.link(host.path)),
     hookStep('post-deploy', target, host, { withEnv: true }),
     health ? healthStep(target, host) : null

@@ -73,11 +73,21 @@ function fetch (path, { fast }) {
   return `cd ${p(path, 'source')} && git fetch${fast ? ' --depth=5' : ''} --all --tags`
 }
 
-// Tracked files changed on the host (a `reset --hard` discards them): printed before it. The
-// last line is the commit checked out.
-function reset (path, ref) {
-  return `cd ${p(path, 'source')} && if [ -n "$(git status --porcelain --untracked-files=no)" ]; then ` +
-    'echo "warning: tracked files changed here are discarded:"; git status --short --untracked-files=no; fi && ' +
+// A release refuses a source folder with tracked files changed on the host (a `reset --hard`
+// would discard someone's edit), except the lockfiles an install on the host rewrites; untracked
+// files are kept by a reset and do not count. force (and an auto-revert, which must not be
+// stopped) discards them with a note. The last line is the commit checked out.
+const DIRTY = 'tracked files changed on the host:'
+const LOCKFILES = "'(.*/)?(package-lock\\.json|npm-shrinkwrap\\.json|yarn\\.lock|pnpm-lock\\.yaml)'"
+
+function reset (path, ref, { force = false } = {}) {
+  const changed = 'git status --porcelain --untracked-files=no'
+  const refuse = force
+    ? ''
+    : `dirty=$(${changed} | cut -c4- | grep -vxE ${LOCKFILES}); ` +
+      `if [ -n "$dirty" ]; then echo ${q(DIRTY)}; echo "$dirty"; exit 3; fi; `
+  return `cd ${p(path, 'source')} || exit 1; ${refuse}if [ -n "$(${changed})" ]; then ` +
+    'echo "note: tracked files changed here are discarded:"; git status --short --untracked-files=no; fi && ' +
     `git reset --hard ${q(ref)} && git rev-parse HEAD`
 }
 
@@ -131,4 +141,4 @@ function status (path) {
   return `cd ${p(path, 'source')} && git log -1 --format='%h %cI %s' && (tail -n 1 ${p(path, '.deploys')} 2>/dev/null || true)`
 }
 
-module.exports = { q, p, exportEnv, envInput, branchOf, mkdirs, clone, link, hook, head, fetch, reset, logRelease, unlogRelease, nthRelease, current, previous, list, exec, jlist, status, NO_XPM }
+module.exports = { DIRTY, q, p, exportEnv, envInput, branchOf, mkdirs, clone, link, hook, head, fetch, reset, logRelease, unlogRelease, nthRelease, current, previous, list, exec, jlist, status, NO_XPM }

@@ -9,12 +9,12 @@ const { runSteps } = require('./host-steps')
 // changed goes back to the commit it ran before (post-deploy and the check again).
 // Each host's state: { host, result, previous, commit, failure, changed, revertFailure }.
 
-async function release (ctx, target, { ref, revertN = null, parallel = 1, revert = true, health = true }) {
+async function release (ctx, target, { ref, revertN = null, parallel = 1, revert = true, health = true, force = false }) {
   const states = target.hosts.map((host) => ({ host, result: 'not started' }))
   let stopped = false
   for (let i = 0; i < states.length && !stopped; i += parallel) {
     const batch = states.slice(i, i + parallel)
-    await Promise.all(batch.map((state) => releaseHost(ctx, target, state, { ref, revertN, health })))
+    await Promise.all(batch.map((state) => releaseHost(ctx, target, state, { ref, revertN, health, force })))
     stopped = batch.some((s) => s.result === 'failed') || Boolean(ctx.signal?.aborted)
   }
   if (stopped && revert) {
@@ -24,7 +24,7 @@ async function release (ctx, target, { ref, revertN = null, parallel = 1, revert
   return states
 }
 
-async function releaseHost (ctx, target, state, { ref, revertN, health }) {
+async function releaseHost (ctx, target, state, { ref, revertN, health, force }) {
   const { host } = state
   state.result = 'running'
   if (revertN !== null) {
@@ -36,7 +36,7 @@ async function releaseHost (ctx, target, state, { ref, revertN, health }) {
     ctx.write(host, `○ reverting ${revertN} release(s): to ${ref.slice(0, 7)}`)
   }
   ctx.write(host, `○ deploying ${ref}`)
-  const ok = await runSteps(ctx, host, plan.releaseSteps(target, host, ref, { health, who: ctx.who }), state)
+  const ok = await runSteps(ctx, host, plan.releaseSteps(target, host, ref, { health, who: ctx.who, force }), state)
   state.result = ok ? 'released' : 'failed'
 }
 
