@@ -227,13 +227,13 @@ test('xpm web: the live page, its actions and its security checks', { skip, time
     await ro.stop()
   })
 
-  await t.test('--daemon: the dashboard runs as an app of xpm, its token kept in XPM_HOME/web.token', async () => {
+  await t.test('--daemon: the dashboard runs as an app of xpm, its token kept in XPM_HOME/web-<name>.token, one per dashboard, never an earlier one', async () => {
     const port = await freePort()
     const first = await home.run(['web', '--daemon', '--port', String(port)])
     assert.equal(first.code, 0, first.stderr)
     const url = new URL(/(http:\/\/\S+)/.exec(first.stdout)[1])
     const token = new URLSearchParams(url.hash.slice(1)).get('token') ?? url.searchParams.get('token')
-    const tokenFile = path.join(home.home, 'web.token')
+    const tokenFile = path.join(home.home, 'web-xpm-web.token')
     assert.equal(fs.readFileSync(tokenFile, 'utf8').trim(), token)
     assert.equal(fs.statSync(tokenFile).mode & 0o777, 0o600)
     const app = (await home.jlist()).find((p) => p.name === 'xpm-web')
@@ -251,6 +251,27 @@ test('xpm web: the live page, its actions and its security checks', { skip, time
     assert.equal(again.code, 0, again.stderr)
     assert.match(again.stdout, /already running/)
     assert.ok(again.stdout.includes(url.href))
+
+    // a read-only dashboard beside it has a token of its own: its address opens nothing of the full one
+    const roPort = await freePort()
+    const ro = await home.run(['web', '--daemon', '--read-only', '--name', 'ro', '--port', String(roPort)])
+    assert.equal(ro.code, 0, ro.stderr)
+    const roToken = new URLSearchParams(new URL(/(http:\/\/\S+)/.exec(ro.stdout)[1]).hash.slice(1)).get('token')
+    assert.notEqual(roToken, token)
+    assert.equal((await request(port, { path: '/api/session', headers: { authorization: `Bearer ${roToken}` } })).status, 401)
+    assert.equal((await home.run(['delete', 'ro'])).code, 0)
+
+    // a dashboard running with a token this version did not write (an earlier version's
+    // web.token, which it had logged): the next `xpm web --daemon` replaces it with a new token
+    fs.rmSync(tokenFile)
+    const rotated = await home.run(['web', '--daemon', '--port', String(port)])
+    assert.equal(rotated.code, 0, rotated.stderr)
+    assert.match(rotated.stdout, /started xpm-web/)
+    const newToken = fs.readFileSync(tokenFile, 'utf8').trim()
+    assert.notEqual(newToken, token)
+    assert.ok(rotated.stdout.includes(`#token=${newToken}`))
+    await waitFor(async () => (await request(port, { path: '/api/status', headers: { authorization: `Bearer ${newToken}` } })).status === 200, { message: 'the replaced dashboard answering its new token' })
+    assert.equal((await request(port, { path: '/api/status', headers: { authorization: `Bearer ${token}` } })).status, 401)
     assert.equal((await home.run(['delete', 'xpm-web'])).code, 0)
   })
 })

@@ -1,7 +1,7 @@
 'use strict'
 
 // `xpm web`: the browser dashboard (docs/web.md). In the foreground by default; `--daemon` starts
-// it as an app of xpm (lib/cli/web/serve.js) with its token kept in XPM_HOME/web.token.
+// it as an app of xpm (lib/cli/web/serve.js) with its token kept in XPM_HOME/web-<name>.token.
 
 const path = require('node:path')
 
@@ -29,13 +29,17 @@ async function webAsApp (ctx, opts, options, home) {
   const { displayHost } = require('../web/server')
   const { XpmError } = require('../../shared/errors')
   if (options.port === 0) throw new XpmError('XPM_ERR_BAD_ARGUMENT', '--daemon needs a fixed --port (the URL must stay the same when the app restarts)')
-  const tokenFile = path.join(home, 'web.token')
+  const name = opts.name || APP_NAME
+  // One token per dashboard app (a read-only one must not hold the full one's), in a file named
+  // by this version: a token of an earlier one (which wrote it into the app's 0644 out log and
+  // into a cookie sent to every port) is never reused, its dashboard is replaced below.
+  const tokenFile = webTokenFile(home, name)
   let token = await readPrivateFile(tokenFile).then((t) => t.trim(), () => '')
-  if (token.length < 16) {
+  const fresh = token.length < 16
+  if (fresh) {
     token = newToken()
     await writeFileAtomic(tokenFile, token + '\n', { mode: 0o600 })
   }
-  const name = opts.name || APP_NAME
   const scriptArgs = ['--port', String(options.port), '--host', options.host, '--token-file', tokenFile, '--home', home]
   if (options.readOnly) scriptArgs.push('--read-only')
   for (const h of options.allowedHosts) scriptArgs.push('--allowed-host', h)
@@ -44,16 +48,29 @@ async function webAsApp (ctx, opts, options, home) {
   const resolved = await resolveStart({ target: path.join(__dirname, '..', 'web', 'serve.js'), flags: { name, waitReady: true }, scriptArgs, cwd: home, env: ctx.io.env })
   const { longRequest } = require('../long-request')
   // a script, as `xpm start serve.js`: a dashboard already running is left as it is
-  const [result] = await longRequest(ctx.client, 'start', { specs: resolved.specs, fromScript: [name] })
-  if (result.failures?.[0]?.code === 'XPM_ERR_APP_EXISTS') result.failures = []
+  const startIt = async () => {
+    const [answer] = await longRequest(ctx.client, 'start', { specs: resolved.specs, fromScript: [name] })
+    const exists = answer.failures?.[0]?.code === 'XPM_ERR_APP_EXISTS' || answer.action === 'already running'
+    if (exists) answer.failures = []
+    return { answer, exists }
+  }
+  let { answer: result, exists } = await startIt()
+  if (exists && fresh) { // running with a token this command did not write: replaced, with the new one
+    await longRequest(ctx.client, 'delete', { target: name })
+    ;({ answer: result, exists } = await startIt())
+  }
   if (result.failures?.length) {
     throw new XpmError('XPM_ERR_START_FAILED', `${name} did not come online: ${result.failures[0].message}; see \`xpm logs ${name}\``)
   }
-  if (result.action === 'already running') ctx.io.say(`[xpm] ${name} is already running (\`xpm delete ${name}\` first to change its options)\n`)
+  if (exists) ctx.io.say(`[xpm] ${name} is already running (\`xpm delete ${name}\` first to change its options)\n`)
   else ctx.io.say(`[xpm] started ${name}: the dashboard is an app of xpm (\`xpm logs ${name}\`, \`xpm stop ${name}\`)\n`)
   // to the terminal of whoever typed this, as a foreground run does; the app's own log never has it
   const address = options.publicUrl || `http://${displayHost(options.host)}:${options.port}`
   ctx.io.stdout.write(`[xpm] web dashboard${options.readOnly ? ' (read-only)' : ''}: ${address}/#token=${token}\n`)
 }
 
-module.exports = { web }
+function webTokenFile (home, name) {
+  return path.join(home, `web-${String(name).replace(/[^A-Za-z0-9._-]/g, '_')}.token`)
+}
+
+module.exports = { web, webTokenFile }

@@ -4,7 +4,7 @@
 // same, as an app of xpm) both come here. Resolves with the exit code. The address with its token
 // is printed only by a foreground run (to the terminal of whoever started it): as an app, stdout
 // is the app's out log, readable by others (0644) and by `xpm logs`, so serve.js prints the
-// address alone and the token stays in XPM_HOME/web.token (0600).
+// address alone and the token stays in XPM_HOME/web-<name>.token (0600).
 
 const { WebServer, displayHost } = require('./server')
 const { isLoopback } = require('./security')

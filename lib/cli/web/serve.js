@@ -2,7 +2,7 @@
 'use strict'
 
 // The script `xpm web --daemon` starts as an app of xpm (so it restarts on a crash and logs like
-// any app): the dashboard with the token kept in XPM_HOME/web.token (0600), so the URL stays the
+// any app): the dashboard with the token kept in XPM_HOME/web-<name>.token (0600), so the URL stays the
 // same across restarts (and out of its logs). Arguments: --port, --host, --read-only,
 // --allowed-host, --public-url, --token-file.
 

@@ -10,7 +10,8 @@
   const KEY = 'xpm-web-token'
   const m = /[#&]token=([^&]+)/.exec(window.location.hash)
   if (m) {
-    sessionStorage.setItem(KEY, decodeURIComponent(m[1]))
+    // a fragment another page made up (`%E0%A4%A`) must not stop the page's scripts
+    try { sessionStorage.setItem(KEY, decodeURIComponent(m[1])) } catch {}
     window.history.replaceState(null, '', window.location.pathname + window.location.search)
   }
   let csrf = null
