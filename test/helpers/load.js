@@ -7,7 +7,9 @@ const http = require('node:http')
 // Counts successes and failures (connection errors, resets, non-200 answers) and the pids seen.
 // Bounded whatever happens: the loops stop by themselves after maxMs or maxRequests (a test that
 // failed before its stop() must not leave a load running that keeps the test file alive).
-function startLoad (port, { concurrency = 4, keepAlive = false, path = '/', timeout = 10000, maxMs = 120000, maxRequests = 200000 } = {}) {
+// untilRefused: a loop whose connection is refused stops (the app is gone): spinning on refused
+// connects would churn thousands of ephemeral ports a second under the other tests' freePort().
+function startLoad (port, { concurrency = 4, keepAlive = false, path = '/', timeout = 10000, maxMs = 120000, maxRequests = 200000, untilRefused = false } = {}) {
   const agent = new http.Agent({ keepAlive, maxSockets: concurrency })
   const stats = { ok: 0, failed: 0, errors: {}, pids: new Set(), versions: new Set() }
   const state = { running: true }
@@ -39,7 +41,11 @@ function startLoad (port, { concurrency = 4, keepAlive = false, path = '/', time
   const deadline = Date.now() + maxMs
   let sent = 0
   const loops = Array.from({ length: concurrency }, async () => {
-    while (state.running && Date.now() < deadline && sent++ < maxRequests) await once()
+    while (state.running && Date.now() < deadline && sent++ < maxRequests) {
+      const refused = stats.errors.ECONNREFUSED || 0
+      await once()
+      if (untilRefused && (stats.errors.ECONNREFUSED || 0) > refused) break
+    }
   })
   Promise.all(loops).then(() => agent.destroy())
   return {

@@ -22,7 +22,8 @@ function lost (stats) {
 }
 
 async function underLoad (port, act) {
-  const load = startLoad(port, { concurrency: CLIENTS, keepAlive: true })
+  await waitFor(async () => (await httpGet(port)).status === 200, { timeout: 20000, message: 'the app answering' })
+  const load = startLoad(port, { concurrency: CLIENTS, keepAlive: true, untilRefused: true })
   try {
     await waitFor(() => load.stats.ok > 300, { timeout: 20000, message: 'the load is answered' })
     await act()
