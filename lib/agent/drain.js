@@ -6,11 +6,12 @@
 // Node delivers messages whose cmd starts with NODE_ as 'internalMessage', so the app's own
 // process.on('message') never sees it, and listening for it does not keep the process alive.
 // From then on:
-//  - every response of a server that no longer listens carries `Connection: close`, so a client
-//    sends nothing more on that socket. Only once it no longer listens: a client told to close
-//    connects again at once, and while the server (in cluster mode, the primary's socket, until
-//    the app's last worker has closed it) still accepts, that new connection would be taken
-//    only to be reset when the socket closes; once closed, it is refused, cleanly;
+//  - every response of a server that has stopped listening (for a moment: up to 250 ms, half of
+//    idleMs) carries `Connection: close`, so a client sends nothing more on that socket. Only
+//    then: a client told to close connects again at once, and while the server (in cluster mode,
+//    the primary's socket, until the app's last worker has closed it) still accepts, that new
+//    connection would be taken only to be reset when the socket closes; once closed, it is
+//    refused, cleanly;
 //  - server.close() (cluster's disconnect calls it, and most apps' signal handlers) no longer
 //    destroys idle keep-alive sockets at once: a client may be writing its next request on one
 //    at that very moment, which is where plain server.close() resets connections;
@@ -33,6 +34,7 @@ const { servers: trackedServers } = require('./servers')
 const DRAIN = 'NODE_XPM_DRAIN'
 const DEFAULT_IDLE_MS = 1000
 const CHECK_MS = 25
+const CLOSE_GRACE_MS = 250
 
 function isDrainMessage (msg) {
   return msg !== null && typeof msg === 'object' && msg.cmd === DRAIN
@@ -60,14 +62,19 @@ function startDraining ({ servers = trackedServers, idleMs = DEFAULT_IDLE_MS } =
   const keepIdleSockets = function closeIdleConnections () {}
   http.Server.prototype.closeIdleConnections = keepIdleSockets
   https.Server.prototype.closeIdleConnections = keepIdleSockets
+  // A short grace after the server stops listening: the app's other workers are closing theirs
+  // at the same moment, and a client told to close before the primary has let go of the port
+  // would reconnect into it and be reset there.
+  const graceMs = Math.min(CLOSE_GRACE_MS, idleMs / 2)
+  const closedFor = (server) => server && !server.listening && performance.now() - (closingSince.get(server) ?? -Infinity) >= graceMs
   require('node:diagnostics_channel').subscribe('http.server.request.start', ({ response, server }) => {
-    if (!response.headersSent && !server?.listening) response.setHeader('connection', 'close')
+    if (!response.headersSent && closedFor(server)) response.setHeader('connection', 'close')
   })
   for (const server of servers) answerLateClose(server)
   const httpServers = () => [...servers].filter((s) => s instanceof http.Server || s instanceof https.Server)
   const sweep = setInterval(() => {
     for (const server of httpServers()) {
-      if (server.listening) continue
+      if (!closedFor(server)) continue
       const original = server instanceof https.Server ? closeIdle.get(https.Server) : closeIdle.get(http.Server)
       try { original?.call(server) } catch {}
     }
@@ -125,6 +132,7 @@ function startDraining ({ servers = trackedServers, idleMs = DEFAULT_IDLE_MS } =
 // signal handler gets its callback once the connections have ended, with no
 // ERR_SERVER_NOT_RUNNING (an app that exits 1 on that error would) and no second 'close' event.
 const answering = new WeakSet()
+const closingSince = new WeakMap() // server → when it stopped listening (performance.now())
 
 function answerLateClose (server) {
   if (answering.has(server)) return
@@ -133,7 +141,10 @@ function answerLateClose (server) {
   let closed = false
   server.once('close', () => { closed = true })
   server.close = function close (callback) {
-    if (this.listening) return first.call(this, callback)
+    if (this.listening) {
+      closingSince.set(this, performance.now())
+      return first.call(this, callback)
+    }
     if (typeof callback === 'function') {
       if (closed) process.nextTick(callback)
       else this.once('close', () => callback())
