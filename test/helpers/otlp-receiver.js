@@ -5,7 +5,8 @@ const zlib = require('node:zlib')
 
 // An OTLP/HTTP receiver for the tests: POST /v1/traces, /v1/metrics, /v1/logs, decoded from
 // http/json as is, and from http/protobuf with protobufjs and the OTLP messages below (the part
-// of opentelemetry-proto the tests read; unknown fields are skipped, as protobuf does). Every
+// of opentelemetry-proto the tests read, for traces, logs and metrics; unknown fields are
+// skipped, as protobuf does). Every
 // request becomes { signal, contentType, body } in `received`, newest last. status(code) makes
 // it answer that code from then on (a collector that refuses), status('hang') answer nothing (a
 // collector that stalls); close() ends it.
@@ -22,12 +23,26 @@ message Span { bytes trace_id = 1; bytes span_id = 2; string trace_state = 3; by
 message ScopeSpans { Scope scope = 1; repeated Span spans = 2; }
 message ResourceSpans { Resource resource = 1; repeated ScopeSpans scope_spans = 2; }
 message ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1; }
+message LogRecord { fixed64 time_unix_nano = 1; int32 severity_number = 2; string severity_text = 3; AnyValue body = 5; repeated KeyValue attributes = 6; fixed32 flags = 8; bytes trace_id = 9; bytes span_id = 10; fixed64 observed_time_unix_nano = 11; }
+message ScopeLogs { Scope scope = 1; repeated LogRecord log_records = 2; }
+message ResourceLogs { Resource resource = 1; repeated ScopeLogs scope_logs = 2; }
+message ExportLogsServiceRequest { repeated ResourceLogs resource_logs = 1; }
+message NumberDataPoint { fixed64 start_time_unix_nano = 2; fixed64 time_unix_nano = 3; oneof value { double as_double = 4; sfixed64 as_int = 6; } repeated KeyValue attributes = 7; }
+message HistogramDataPoint { fixed64 start_time_unix_nano = 2; fixed64 time_unix_nano = 3; fixed64 count = 4; double sum = 5; repeated fixed64 bucket_counts = 6; repeated double explicit_bounds = 7; repeated KeyValue attributes = 9; }
+message Gauge { repeated NumberDataPoint data_points = 1; }
+message Sum { repeated NumberDataPoint data_points = 1; int32 aggregation_temporality = 2; bool is_monotonic = 3; }
+message Histogram { repeated HistogramDataPoint data_points = 1; int32 aggregation_temporality = 2; }
+message Metric { string name = 1; string description = 2; string unit = 3; oneof data { Gauge gauge = 5; Sum sum = 7; Histogram histogram = 9; } }
+message ScopeMetrics { Scope scope = 1; repeated Metric metrics = 2; }
+message ResourceMetrics { Resource resource = 1; repeated ScopeMetrics scope_metrics = 2; }
+message ExportMetricsServiceRequest { repeated ResourceMetrics resource_metrics = 1; }
 `
+const REQUESTS = { traces: 'otlp.ExportTraceServiceRequest', logs: 'otlp.ExportLogsServiceRequest', metrics: 'otlp.ExportMetricsServiceRequest' }
 
 let root = null
-function traceRequest () {
+function requestType (signal) {
   if (!root) root = require('protobufjs').parse(PROTO, { keepCase: false }).root
-  return root.lookupType('otlp.ExportTraceServiceRequest')
+  return root.lookupType(REQUESTS[signal])
 }
 
 // AnyValue → a plain value.
@@ -89,8 +104,8 @@ function recordsOf (body) {
 
 function decode (signal, contentType, buf) {
   if (/json/.test(contentType)) return JSON.parse(buf.toString('utf8'))
-  if (signal !== 'traces') throw new Error(`the test receiver decodes protobuf for traces only, got ${signal}`)
-  return traceRequest().toObject(traceRequest().decode(buf), { longs: String, bytes: Buffer, defaults: false })
+  const type = requestType(signal)
+  return type.toObject(type.decode(buf), { longs: String, bytes: Buffer, defaults: false, oneofs: false })
 }
 
 async function startReceiver ({ port = 0 } = {}) {
