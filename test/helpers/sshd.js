@@ -23,7 +23,7 @@ function sshdMissing () {
 
 // Starts sshd; resolves { port, dir, key, sshCommand, pid, stop, log }. sshCommand: the ssh
 // command line (XPM_SSH) that logs in with the test's key and trusts the test's host key file.
-async function startSshd (t) {
+async function startSshd (t, { logLevel = 'ERROR' } = {}) {
   const dir = tempDir('xpm-sshd-')
   fs.chmodSync(dir, 0o700)
   const key = path.join(dir, 'client_key')
@@ -45,7 +45,7 @@ async function startSshd (t) {
     'PasswordAuthentication no',
     'KbdInteractiveAuthentication no',
     'PermitRootLogin prohibit-password',
-    'LogLevel ERROR',
+    `LogLevel ${logLevel}`,
     ''
   ].join('\n'))
   const child = spawn(SSHD, ['-f', conf, '-D', '-e'], { stdio: ['ignore', 'ignore', 'pipe'] })

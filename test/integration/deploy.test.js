@@ -27,7 +27,8 @@ require('node:http').createServer((req, res) => res.end(${JSON.stringify(version
 
 let sshd
 before(async () => {
-  if (!skip) sshd = await startSshd()
+  // VERBOSE: sshd logs each login, which the first test counts
+  if (!skip) sshd = await startSshd(null, { logLevel: 'VERBOSE' })
 })
 after(async () => { if (sshd) await sshd.stop() })
 process.once('exit', () => { if (sshd) try { process.kill(sshd.pid, 'SIGKILL') } catch {} })
@@ -84,6 +85,8 @@ function get (port) {
   })
 }
 
+const logins = () => (sshd.log().match(/Accepted publickey/g) || []).length
+
 const ok = (r) => assert.equal(r.code, 0, `exit ${r.code}\n${r.stdout}\n${r.stderr}`)
 
 test('setup, then a release that serves HTTP on every host, a second one under load with no failed request, and revert 1', { skip }, async (t) => {
@@ -95,8 +98,11 @@ test('setup, then a release that serves HTTP on every host, a second one under l
     assert.equal(fs.readlinkSync(path.join(e.path, 'current')), path.join(e.path, 'source'))
     assert.ok(fs.statSync(path.join(e.path, 'shared', 'logs')).isDirectory())
   }
+  const loginsBefore = logins()
   const first = await p.deploy('production')
   ok(first)
+  // every step of both hosts (the same address, user and port) rode one ssh connection
+  assert.equal(logins() - loginsBefore, 1, sshd.log())
   assert.match(first.stdout, /\[h1\] ○ post-deploy `xpm startOrReload ecosystem.config.js --env production`/)
   assert.match(first.stdout, /\[h2\] ○ health: 1\/1 app\(s\) online \(web\)/)
   assert.doesNotMatch(first.stdout + first.stderr, /do-not-print-me/)

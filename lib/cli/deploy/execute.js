@@ -2,6 +2,8 @@
 
 const plan = require('./plan')
 const rollout = require('./rollout')
+const { openReuse } = require('./ssh-reuse')
+const { run, sshExit } = require('./ssh')
 const { renderSummary, renderStatus, failureError } = require('./summary')
 
 // Runs a parsed `xpm deploy` on the hosts of its target: prints each host's steps with its
@@ -22,7 +24,9 @@ async function execute ({ io, target, options, cwd, clock = realClock }) {
   }
   process.once('SIGINT', onInterrupt)
   const single = target.hosts.length === 1
+  const reuse = openReuse(io.env)
   const ctx = {
+    reuse,
     io,
     env: io.env,
     cwd,
@@ -39,6 +43,7 @@ async function execute ({ io, target, options, cwd, clock = realClock }) {
     return await byVerb(ctx, io, target, options, cwd)
   } finally {
     process.removeListener('SIGINT', onInterrupt)
+    await reuse?.close((host) => run(sshExit(host, io.env, reuse), { env: io.env }))
   }
 }
 

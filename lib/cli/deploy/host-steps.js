@@ -2,6 +2,7 @@
 
 const fs = require('node:fs')
 const { run, sshCommand, localCommand, sshTrouble } = require('./ssh')
+const { isSharingNote } = require('./ssh-reuse')
 const { NO_XPM, DIRTY } = require('./remote-script')
 
 // Carries out the steps of one host (plan.js), printing each one and its output with the host's
@@ -38,11 +39,12 @@ const SHA = /^[0-9a-f]{40}$/ // the commit a step prints last for us, not for th
 
 function exec (ctx, host, step) {
   const onLine = (line) => {
+    if (ctx.reuse && isSharingNote(line)) return
     if (step.value) ctx.answer(host, line)
     else if (!step.capture && !SHA.test(line)) ctx.write(host, `  ${line}`)
   }
   const input = step.inputFile ? fs.readFileSync(step.inputFile, 'utf8') : step.input ?? null
-  const command = step.local ? localCommand(step.script) : sshCommand(host, step.script, ctx.env)
+  const command = step.local ? localCommand(step.script) : sshCommand(host, step.script, ctx.env, ctx.reuse)
   return run(command, { onLine, input, env: ctx.env, cwd: step.local ? ctx.cwd : undefined, signal: ctx.signal })
 }
 

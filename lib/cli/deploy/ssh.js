@@ -12,9 +12,11 @@ const TAIL = 15 // the lines of output kept for an error message
 const expandHome = (file, env) => (file.startsWith('~/') ? (env.HOME || os.homedir()) + file.slice(1) : file)
 
 // ssh's arguments for a host, in pm2 deploy's order: options, -t, -A, -p, -i, then user@host.
-function sshArgs (host, env = process.env) {
+// reuse: the run's connection sharing (ssh-reuse.js), or none.
+function sshArgs (host, env = process.env, reuse = null) {
   const args = []
   for (const option of host.ssh_options) args.push('-o', option)
+  if (reuse) args.push(...reuse.optionsFor(host))
   if (!host.ssh_options.some((o) => /^ConnectTimeout\b/i.test(o))) args.push('-o', 'ConnectTimeout=10')
   if (host.tty) args.push('-t')
   if (host.forwardAgent) args.push('-A')
@@ -25,8 +27,17 @@ function sshArgs (host, env = process.env) {
 }
 
 // [command, args] that run `script` on the host.
-function sshCommand (host, script, env = process.env) {
-  const args = [...sshArgs(host, env), script]
+function sshCommand (host, script, env = process.env, reuse = null) {
+  return withSsh([...sshArgs(host, env, reuse), script], env)
+}
+
+// [command, args] that end the host's shared connection (ssh -O exit before the destination).
+function sshExit (host, env = process.env, reuse) {
+  const args = sshArgs(host, env, reuse)
+  return withSsh([...args.slice(0, -1), '-O', 'exit', args[args.length - 1]], env)
+}
+
+function withSsh (args, env) {
   if (env.XPM_SSH) return ['sh', ['-c', `${env.XPM_SSH} "$@"`, 'ssh', ...args]]
   return ['ssh', args]
 }
@@ -97,4 +108,4 @@ function sshTrouble (tail, host) {
   return `ssh to ${where} failed`
 }
 
-module.exports = { sshArgs, sshCommand, showSsh, localCommand, run, sshTrouble, TAIL }
+module.exports = { sshArgs, sshCommand, sshExit, showSsh, localCommand, run, sshTrouble, TAIL }
