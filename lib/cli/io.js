@@ -11,7 +11,8 @@
 // tables as plain lines; --no-color turns colours off.
 const truthy = (v) => v === 'true' || v === '1'
 
-function createIo ({ stdout = process.stdout, stderr = process.stderr, stdin = process.stdin, connect, env = process.env, cwd = () => process.cwd() } = {}) {
+// signals: where SIGINT/SIGTERM arrive (process for bin/xpm, an EventEmitter in a test).
+function createIo ({ stdout = process.stdout, stderr = process.stderr, stdin = process.stdin, connect, env = process.env, cwd = () => process.cwd(), signals = process } = {}) {
   const io = {
     stdout,
     stderr,
@@ -37,6 +38,13 @@ function createIo ({ stdout = process.stdout, stderr = process.stderr, stdin = p
       if (silent) io.output.silent = true
       if (miniList) io.output.mini = true
       if (color === false) io.output.color = false
+    },
+
+    // Calls onSignal(name) on the first of these signals; returns the function that stops listening.
+    onSignals (names, onSignal) {
+      const listeners = names.map((name) => [name, () => onSignal(name)])
+      for (const [name, listener] of listeners) signals.on(name, listener)
+      return () => { for (const [name, listener] of listeners) signals.off(name, listener) }
     },
 
     // A message of the command ("[xpm] stopped api"), hidden by --silent.

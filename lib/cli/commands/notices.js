@@ -42,9 +42,9 @@ const NOTICES = {
 
 // The action of a notice command: one line on stderr, the exit status of the table.
 function notice (name) {
-  return async (ctx) => {
+  return async (ctx, input) => {
     const entry = NOTICES[name]
-    const args = ctx.args.flat().filter((a) => typeof a === 'string')
+    const args = input.args ?? []
     const ok = entry.exit === 0 || (entry.okFor && args.some((a) => entry.okFor.test(a)))
     if (ok) {
       if (!ctx.io.output.silent) ctx.io.stderr.write(`[xpm] ${name}: ${entry.text}\n`)

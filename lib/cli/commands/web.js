@@ -5,8 +5,7 @@
 
 const path = require('node:path')
 
-async function web (ctx) {
-  const [opts = {}] = ctx.args
+async function web (ctx, { options: opts = {} }) {
   const { webOptions } = require('../web/options')
   const options = webOptions(opts) // bad flags are refused before the daemon is reached
   const home = ctx.io.paths().home

@@ -20,7 +20,10 @@ async function execute ({ io, target, options, cwd, clock = realClock }) {
     io.stderr.write('[xpm] deploy: interrupted; finishing the current steps, then reverting what changed\n')
     controller.abort()
   }
-  process.once('SIGINT', onInterrupt)
+  const stopListening = io.onSignals(['SIGINT'], () => {
+    stopListening()
+    onInterrupt()
+  })
   const single = target.hosts.length === 1
   const ctx = {
     io,
@@ -38,7 +41,7 @@ async function execute ({ io, target, options, cwd, clock = realClock }) {
   try {
     return await byVerb(ctx, io, target, options, cwd)
   } finally {
-    process.removeListener('SIGINT', onInterrupt)
+    stopListening()
   }
 }
 
