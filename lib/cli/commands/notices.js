@@ -33,7 +33,7 @@ const NOTICES = {
   pull: { exit: 1, text: 'xpm does not pull code; update the checkout yourself, then `xpm reload <app>`' },
   forward: { exit: 1, text: 'xpm does not move apps between git commits; check out the commit, then `xpm reload <app>`' },
   backward: { exit: 1, text: 'xpm does not move apps between git commits; check out the commit, then `xpm reload <app>`' },
-  gc: { exit: 0, text: 'the daemon bounds its own memory (docs/architecture.md); nothing to collect' },
+  gc: { exit: 0, text: 'the daemon bounds its own memory (docs/decisions.md); nothing to collect' },
   deepUpdate: { exit: 1, text: 'install the new xpm with npm (npm install -g xpm), then run `xpm update`' },
   completion: { exit: 1, text: 'xpm has no shell completion script' },
   sysmonit: { exit: 1, text: 'xpm does not collect system metrics; `xpm monit` shows the apps\' CPU and memory' },
