@@ -48,7 +48,11 @@ const SLOW = {
   'pm2-e2e-logs.test.js': 'a CLI process per command',
   'pm2-e2e-runtime.test.js': 'xpm-runtime processes',
   'runtime-pid1.test.js': 'xpm-runtime as PID 1',
-  'cli-inside-app.test.js': 'CLI processes inside apps'
+  'cli-inside-app.test.js': 'CLI processes inside apps',
+  'security.test.js': 'another user (root and nobody), a CLI process per command',
+  'drain-app-edges.test.js': 'HTTP connections held through every kind of stop, in both modes',
+  'handover-stale.test.js': 'daemons replaced by xpm update and killed mid-way',
+  'startup.test.js': 'daemons started as the boot unit would'
 }
 
 const root = path.join(__dirname, '..')
