@@ -17,7 +17,7 @@ async function web (ctx, { options: opts = {} }) {
   ctx.client = null
   const { newToken } = require('../web/security')
   const { runWeb } = require('../web')
-  return runWeb({ options, token: newToken(), home, stdout: ctx.io.stdout, stderr: ctx.io.stderr, connect: () => ctx.io.connect({ home, autoStart: false }) })
+  return runWeb({ options, token: newToken(), home, stdout: ctx.io.stdout, stderr: ctx.io.stderr, signals: ctx.io.signals, connect: () => ctx.io.connect({ home, autoStart: false }) })
 }
 
 async function webAsApp (ctx, opts, options, home) {
