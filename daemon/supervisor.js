@@ -254,7 +254,7 @@ class Supervisor extends EventBus {
     const failed = results.filter((r) => r.failed)
     if (failed.length) {
       const f = failed[0].failed
-      // the label once; whether anything still serves depends on the mode (daemon/reload.js)
+      // the label once; whether anything still serves depends on the mode (daemon/model/reload.js)
       const now = f.serving ? 'the old worker keeps serving' : `${f.label} is ${f.status}${f.status === 'waiting restart' ? ' (xpm keeps restarting it)' : ''}, not serving`
       throw new XpmError('XPM_ERR_RELOAD_FAILED',
         `Reload of ${failed.map((r) => r.name).join(', ')} stopped: ${f.replacement ? 'the replacement of ' : ''}${f.label}${f.pid ? ` (pid ${f.pid})` : ''} ${f.reason}; ${now}`,

@@ -53,7 +53,7 @@ class FileSink extends EventEmitter {
       try {
         stream = await this.createStream(this.file, rfsOptions(this.rotate))
       } catch (err) {
-        this.logger?.error({ event: 'log-error', file: this.file, err }, err.code === 'EUNSAFE' ? err.message : `cannot open ${this.file} (${err.code || err.message}); its lines are not written to it until reloadLogs`)
+        this.logger?.error({ event: 'log-error', file: this.file, err }, err.code === 'XPM_ERR_FILE_UNSAFE' ? err.message : `cannot open ${this.file} (${err.code || err.message}); its lines are not written to it until reloadLogs`)
         return
       }
       this.wire(stream)
@@ -65,8 +65,8 @@ class FileSink extends EventEmitter {
 
   wire (stream) {
     stream.on('error', (err) => {
-      // EUNSAFE: the folder refused at a rotation (see folder-trust.js)
-      this.logger?.error({ event: 'log-error', file: this.file, err }, `writing ${this.file} failed (${err.code === 'EUNSAFE' ? err.message : err.code || err.message}); its lines are not written to it until reloadLogs`)
+      // XPM_ERR_FILE_UNSAFE: the folder refused at a rotation (see folder-trust.js)
+      this.logger?.error({ event: 'log-error', file: this.file, err }, `writing ${this.file} failed (${err.code === 'XPM_ERR_FILE_UNSAFE' ? err.message : err.code || err.message}); its lines are not written to it until reloadLogs`)
       if (this.stream === stream) this.stream = null
     })
     stream.on('warning', (err) => this.logger?.warn({ event: 'log-warning', file: this.file, err }, err.message))

@@ -4,6 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { folderProblem } = require('../../lib/shared/safe-fs')
 const { readPrivateGroup } = require('../../lib/shared/private-group')
+const { XpmError } = require('../../lib/shared/errors')
 
 // rotating-file-stream opens, renames and creates log files by name, following symbolic links.
 // That is safe only where nobody but the daemon's user (or root) can add a name: then nobody can
@@ -105,8 +106,7 @@ function refused (file, dir, problem, { own, mine }) {
   const fix = mine
     ? `\`chmod go-w ${dir}\` if nobody else needs to write there, or log into a folder only you can write`
     : 'log into a folder only you can write (for example `mkdir -m 700 ~/logs`) and point out_file/error_file/log_file there'
-  const err = new Error(`log file ${file} refused: ${where} ${problem}; another user could plant a link there and make the daemon write where they choose. Fix: ${fix}. The app runs on and its lines stay in \`xpm logs\``)
-  return Object.assign(err, { code: 'EUNSAFE', folder: dir, problem })
+  return new XpmError('XPM_ERR_FILE_UNSAFE', `log file ${file} refused: ${where} ${problem}; another user could plant a link there and make the daemon write where they choose. Fix: ${fix}. The app runs on and its lines stay in \`xpm logs\``, { details: { file, folder: dir, problem } })
 }
 
 module.exports = { trustLogFolder, createFolderTrust, PASS_MEMORY_MS }

@@ -14,7 +14,7 @@ const trustAtOpen = createFolderTrust()
 // files by name, following links: safe only in a folder nobody else can write, so the folder is
 // checked before the file is opened and again before every rotation (folder-trust.js). New files
 // get 0666 minus the daemon's umask (the library's default `mode`).
-// Events (the library's): 'open', 'rotation', 'rotated', 'warning', 'error' (code EUNSAFE when
+// Events (the library's): 'open', 'rotation', 'rotated', 'warning', 'error' (code XPM_ERR_FILE_UNSAFE when
 // the folder is refused at a rotation).
 
 // For a file in a folder already trusted (XPM_HOME, checked at start-up): the daemon's own log.
@@ -25,7 +25,7 @@ function createStream (file, options = {}, { trust = null } = {}) {
   return stream
 }
 
-// For an app's log file, anywhere: resolves once its folder passed, rejects (EUNSAFE) if not.
+// For an app's log file, anywhere: resolves once its folder passed, rejects (XPM_ERR_FILE_UNSAFE) if not.
 async function openLogFile (file, options = {}, { trust = trustAtOpen, trustAtRotation = trustLogFolder } = {}) {
   await trust(file)
   return createStream(file, options, { trust: trustAtRotation })

@@ -101,20 +101,21 @@ const HELLO_MS = 3000 // how long a daemon has to say hello on a connection
 const SLOW_HELLO_MS = 30000 // the second try, once the lock said a daemon holds the home
 
 // Connects and waits for the daemon's hello. Rejects with err.code 'ECONNREFUSED'/'ENOENT' when
-// nobody listens, so callers can start a daemon, and 'ECONNRESET' at once when the connection
-// closes before the hello (the daemon died or is exiting), not at the hello timeout.
+// nobody listens, so callers can start a daemon; with a hello failure (helloFailure below) at the
+// hello timeout, and at once when the connection closes before the hello (the daemon died or is
+// exiting).
 function connectOnce (socketPath, { timeout = 3000 } = {}) {
   return new Promise((resolve, reject) => {
     const socket = net.createConnection(socketPath)
     const timer = setTimeout(() => {
       socket.destroy()
-      reject(Object.assign(new Error('no hello from daemon'), { code: 'ETIMEDOUT' }))
+      reject(helloFailure('XPM_ERR_TIMEOUT', `no hello from the daemon within ${timeout} ms`, 'ETIMEDOUT'))
     }, timeout)
     socket.once('error', (err) => { clearTimeout(timer); reject(err) })
     const client = new Client(socket)
     const closed = () => {
       clearTimeout(timer)
-      reject(Object.assign(new Error('the daemon closed the connection before its hello'), { code: 'ECONNRESET' }))
+      reject(helloFailure('XPM_ERR_DAEMON_UNREACHABLE', 'the daemon closed the connection before its hello', 'ECONNRESET'))
     }
     client.once('close', closed)
     client.once('hello', (hello) => {
@@ -151,7 +152,7 @@ async function connect ({ home, autoStart = true, timeout = 10000, shutdownWait 
     try {
       return await connectOnce(paths.socket, { timeout: waited ? SLOW_HELLO_MS : HELLO_MS })
     } catch (err) {
-      if (err instanceof XpmError) throw err
+      if (err instanceof XpmError && !err.details?.reason) throw err
       last = err
     }
     const holder = await require('../shared/daemon-lock').probeLock(paths.home)
@@ -165,12 +166,12 @@ async function connect ({ home, autoStart = true, timeout = 10000, shutdownWait 
     holder.close()
     if (waited) {
       throw new XpmError('XPM_ERR_DAEMON_UNREACHABLE',
-        `The xpm daemon${holder.pid ? ` (pid ${holder.pid})` : ''} holds ${paths.home} but does not answer on ${paths.socket} (${last?.code || 'no answer'}); see ${paths.daemonLog}`)
+        `The xpm daemon${holder.pid ? ` (pid ${holder.pid})` : ''} holds ${paths.home} but does not answer on ${paths.socket} (${reasonOf(last)}); see ${paths.daemonLog}`)
     }
     // 'running': it has checked its socket (and listened again) before answering the lock;
     // 'starting': its socket comes once it has read its state. A live daemon that did not say
     // hello in time is slow, not gone (a machine saturated by its processes): wait longer.
-    if (last?.code === 'ETIMEDOUT') stderr.write(`[xpm] the daemon${holder.pid ? ` (pid ${holder.pid})` : ''} is slow to answer; waiting up to ${SLOW_HELLO_MS / 1000} s\n`)
+    if (reasonOf(last) === 'ETIMEDOUT') stderr.write(`[xpm] the daemon${holder.pid ? ` (pid ${holder.pid})` : ''} is slow to answer; waiting up to ${SLOW_HELLO_MS / 1000} s\n`)
     waited = true
     await require('./daemon-spawn').waitForSocket(paths, { timeout }).catch((err) => { last = err })
   }
@@ -194,8 +195,18 @@ async function waitGone (holder, deadline, paths) {
 }
 
 function wrapUnreachable (err, paths) {
-  if (err instanceof XpmError) return err
-  return new XpmError('XPM_ERR_DAEMON_UNREACHABLE', `No xpm daemon answers on ${paths.socket} (${err.code || err.message})`, { cause: err })
+  if (err instanceof XpmError && !err.details?.reason) return err
+  return new XpmError('XPM_ERR_DAEMON_UNREACHABLE', `No xpm daemon answers on ${paths.socket} (${reasonOf(err) || err.message})`, { cause: err })
+}
+
+// A connection that got no hello: the catalogue's code, and the socket-level reason
+// (ETIMEDOUT, ECONNRESET) the retry loop above and the messages go by.
+function helloFailure (code, message, reason) {
+  return new XpmError(code, message, { details: { reason } })
+}
+
+function reasonOf (err) {
+  return err?.details?.reason ?? err?.code ?? 'no answer'
 }
 
 module.exports = { Client, connect, connectOnce, waitGone }

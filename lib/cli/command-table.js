@@ -215,14 +215,13 @@ function addNoticeCommands (program, { act }) {
 
 // `xpm startup systemd` as PM2 takes a platform; xpm writes systemd units only.
 function withPlatform (name) {
-  return async (ctx) => {
-    const [platform, opts, command] = ctx.args
+  return async (ctx, { platform, options: opts }) => {
     if (platform !== undefined && !['systemd', 'systemd-user'].includes(platform)) {
       const { XpmError } = require('../shared/errors')
       throw new XpmError('XPM_ERR_NOT_SUPPORTED', `${name} ${platform}: xpm writes systemd units only (PM2's upstart, launchd, openrc, rcd and systemv scripts are not supported)`)
     }
     const o = platform === 'systemd-user' ? { ...opts, user: true } : opts
-    return require('./commands/startup')[name]({ ...ctx, args: [o, command] })
+    return require('./commands/startup')[name](ctx, { options: o })
   }
 }
 

@@ -66,7 +66,7 @@ async function waitForSocket (paths, { timeout = 10000, failed = () => null } = 
     await delay(25) // polling the socket for a condition, bounded by the deadline
   }
   throw new XpmError('XPM_ERR_DAEMON_UNREACHABLE',
-    `The xpm daemon did not start within ${timeout} ms (${lastError?.code || 'no answer'}); see ${paths.daemonStdio}`)
+    `The xpm daemon did not start within ${timeout} ms (${lastError?.details?.reason || lastError?.code || 'no answer'}); see ${paths.daemonStdio}`)
 }
 
 // Resolves once a daemon on socketPath sends its first bytes (the hello). The caller then
@@ -80,10 +80,10 @@ function answers (socketPath, timeout) {
       socket.destroy()
       err ? reject(err) : resolve()
     }
-    const timer = setTimeout(() => done(Object.assign(new Error('no hello from daemon'), { code: 'ETIMEDOUT' })), timeout)
+    const timer = setTimeout(() => done(new XpmError('XPM_ERR_TIMEOUT', `no hello from the daemon within ${timeout} ms`, { details: { reason: 'ETIMEDOUT' } })), timeout)
     socket.once('data', () => done())
     socket.once('error', done)
-    socket.once('end', () => done(Object.assign(new Error('daemon closed the connection'), { code: 'ECONNRESET' })))
+    socket.once('end', () => done(new XpmError('XPM_ERR_DAEMON_UNREACHABLE', 'the daemon closed the connection', { details: { reason: 'ECONNRESET' } })))
   })
 }
 

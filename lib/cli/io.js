@@ -11,13 +11,15 @@
 // tables as plain lines; --no-color turns colours off.
 const truthy = (v) => v === 'true' || v === '1'
 
-function createIo ({ stdout = process.stdout, stderr = process.stderr, stdin = process.stdin, connect, env = process.env, cwd = () => process.cwd() } = {}) {
+// signals: where SIGINT/SIGTERM arrive (process for bin/xpm, an EventEmitter in a test).
+function createIo ({ stdout = process.stdout, stderr = process.stderr, stdin = process.stdin, connect, env = process.env, cwd = () => process.cwd(), signals = process } = {}) {
   const io = {
     stdout,
     stderr,
     stdin,
     env, // the environment the CLI runs in: apps started from it get it, as PM2 gives them
     cwd, // where relative scripts and ecosystem files are found
+    signals, // where SIGINT, SIGTERM and SIGHUP arrive (process, or an EventEmitter in a test)
     connect: connect ?? ((options) => require('./client').connect({ home: io.paths().home, ...options, stderr, env })),
     output: {
       silent: truthy(env.XPM_SILENT) || truthy(env.PM2_SILENT),
@@ -38,6 +40,9 @@ function createIo ({ stdout = process.stdout, stderr = process.stderr, stdin = p
       if (miniList) io.output.mini = true
       if (color === false) io.output.color = false
     },
+
+    // Calls onSignal(name) on each of these signals; returns the function that stops listening.
+    onSignals: (names, onSignal) => onSignals(signals, names, onSignal),
 
     // A message of the command ("[xpm] stopped api"), hidden by --silent.
     say (text) {
@@ -77,4 +82,10 @@ function createIo ({ stdout = process.stdout, stderr = process.stderr, stdin = p
   return io
 }
 
-module.exports = { createIo }
+function onSignals (signals, names, onSignal) {
+  const listeners = names.map((name) => [name, () => onSignal(name)])
+  for (const [name, listener] of listeners) signals.on(name, listener)
+  return () => { for (const [name, listener] of listeners) signals.off(name, listener) }
+}
+
+module.exports = { createIo, onSignals }

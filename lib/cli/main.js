@@ -1,6 +1,6 @@
 'use strict'
 
-const { action } = require('./run')
+const { action, runCommand } = require('./run')
 const { createIo } = require('./io')
 
 // Commands whose options come from the app option table (lib/shared/config/options.js): it is loaded
@@ -9,7 +9,8 @@ const WITH_START_OPTIONS = new Set(['start', 'help'])
 
 // The program: global options, help and errors; its commands are command-table.js's.
 // io: where this program writes and how it connects (io.js); commander's help and errors too.
-function buildProgram (argv = [], io = createIo()) {
+// scriptArgs: what followed `--` (`xpm start app.js -- --port 8080`), given to the command's input.
+function buildProgram (argv = [], io = createIo(), { scriptArgs = [] } = {}) {
   const { Command } = require('commander')
   const program = new Command('xpm')
     .version(require('../../package.json').version, '-v, --version')
@@ -28,7 +29,7 @@ function buildProgram (argv = [], io = createIo()) {
       outputError: (str, write) => write(str.replace(/^error: /, 'xpm: '))
     })
   program.hook('preAction', (_, command) => io.configureOutput(command.optsWithGlobals()))
-  const act = (fn, options) => action(io, fn, options)
+  const act = (fn, options) => action(io, fn, { ...options, scriptArgs })
   const NOTICES = require('./command-table').addCommands(program, { act, withStartOptions: WITH_START_OPTIONS.has(commandWord(argv)) })
 
   // listed in the guide, not in the help; a typo is still an error, with the nearest command
@@ -74,9 +75,9 @@ const FAST_PATH = {
 
 // The CLI as a program: bin/xpm builds it with the process's streams and the real connection; a
 // test with buffers and a daemon of its own. run(argv) resolves to the exit code (undefined: 0).
-// Also stdin, env and cwd (a function), for what a command reads (io.js).
-function createProgram ({ stdout, stderr, stdin, connect, env, cwd } = {}) {
-  const io = createIo({ stdout, stderr, stdin, connect, env, cwd })
+// Also stdin, env and cwd (a function), for what a command reads, and signals (io.js).
+function createProgram ({ stdout, stderr, stdin, connect, env, cwd, signals } = {}) {
+  const io = createIo({ stdout, stderr, stdin, connect, env, cwd, signals })
   return { io, run: (argv) => runProgram(argv, io) }
 }
 
@@ -84,7 +85,7 @@ async function runProgram (argv, io) {
   io.argv = argv
   const fast = argv.length === 3 && Object.hasOwn(FAST_PATH, argv[2]) ? FAST_PATH[argv[2]] : null
   if (fast) {
-    await action(io, require(`./commands/${fast[0]}`)[fast[1]])({})
+    await runCommand(io, require(`./commands/${fast[0]}`)[fast[1]], { options: {}, scriptArgs: [] })
     return io.exitCode
   }
   const { CommanderError } = require('commander')
@@ -96,9 +97,7 @@ async function runProgram (argv, io) {
     scriptArgs = argv.slice(dashes + 1)
     argv = argv.slice(0, dashes)
   }
-  const program = buildProgram(argv, io)
-  const start = program.commands.find((c) => c.name() === 'start')
-  start.scriptArgs = scriptArgs
+  const program = buildProgram(argv, io, { scriptArgs })
   argv = withoutForeignPm2Flags(argv, program, word, io)
   if (word === undefined && !argv.slice(2).some((a) => ['-v', '--version', '-h', '--help'].includes(a))) {
     // no command: the usage, and a failure status (as PM2), so `xpm $CMD` with an empty CMD fails

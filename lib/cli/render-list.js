@@ -20,7 +20,7 @@ function shownStatus (p) {
 // widths (日本語 and emoji take two columns) and cut cells end in '…', as cli-table3 draws them:
 // test/unit/render-list.test.js keeps this output byte-identical to cli-table3's for the same
 // rows. Built in one pass over the rows, as strings: cli-table3 lays cells out in time that grows
-// with the square of the rows (docs/architecture.md, "Dependencies").
+// with the square of the rows (docs/decisions.md, "Dependencies").
 function renderList (processes, { columns = process.stdout.columns || 80, tty = Boolean(process.stdout.isTTY) } = {}) {
   if (processes.length === 0) return 'No processes. Start one with `xpm start app.js`.\n'
   // a namespace column only when some app has one

@@ -2,44 +2,55 @@
 
 const { exitCodeFor } = require('../shared/errors')
 
-// Runs one command action with a lazily connected client (so bad arguments are rejected
-// before a daemon is started), prints a one-line error and sets the program's exit code on
-// failure. io: the program's streams, connection and output settings (io.js).
-function action (io, fn, { autoStart = true } = {}) {
-  return async (...args) => {
-    const ctx = {
-      args,
-      io,
-      client: null,
-      changed: false,
-      async connect () {
-        if (!ctx.client) {
-          ctx.client = await io.connect({ autoStart })
-          countChanges(ctx)
-          warnOnVersionSkew(ctx.client, io)
-          if (ctx.client.hello?.restored) await noticeRestored(ctx.client, io)
-        }
-        return ctx.client
+// The action commander calls, as a command's fn(ctx, input): input is built once here from
+// commander's (...positionals, options, command), each positional under its declared name
+// (`scale <app> <count>`: { app, count, options, scriptArgs }). scriptArgs: what followed `--`.
+function action (io, fn, { autoStart = true, scriptArgs = [] } = {}) {
+  return (...args) => runCommand(io, fn, namedInput(args, scriptArgs), { autoStart })
+}
+
+function namedInput (args, scriptArgs) {
+  const command = args.at(-1)
+  const input = { options: args.at(-2) ?? {}, scriptArgs }
+  command.registeredArguments.forEach((arg, i) => { input[arg.name()] = args[i] })
+  return input
+}
+
+// Runs one command with a lazily connected client (so bad arguments are rejected before a daemon
+// is started), prints a one-line error and sets the program's exit code on failure. io: the
+// program's streams, connection and output settings (io.js).
+async function runCommand (io, fn, input, { autoStart = true } = {}) {
+  const ctx = {
+    io,
+    client: null,
+    changed: false,
+    async connect () {
+      if (!ctx.client) {
+        ctx.client = await io.connect({ autoStart })
+        countChanges(ctx)
+        warnOnVersionSkew(ctx.client, io)
+        if (ctx.client.hello?.restored) await noticeRestored(ctx.client, io)
       }
+      return ctx.client
     }
+  }
+  try {
+    let code
     try {
-      let code
-      try {
-        code = await fn(ctx)
-      } catch (err) {
-        // The daemon refused the command because an `xpm kill` is stopping it: nothing was done.
-        // Wait for that daemon to exit, then run the command once more on a new one.
-        if (err.code !== 'XPM_ERR_SHUTTING_DOWN' || !autoStart || !ctx.client || ctx.changed) throw err
-        await waitForShutdown(ctx)
-        code = await fn(ctx)
-      }
-      if (typeof code === 'number') io.exitCode = code
+      code = await fn(ctx, input)
     } catch (err) {
-      io.printError(err)
-      io.exitCode = exitCodeFor(err)
-    } finally {
-      ctx.client?.close()
+      // The daemon refused the command because an `xpm kill` is stopping it: nothing was done.
+      // Wait for that daemon to exit, then run the command once more on a new one.
+      if (err.code !== 'XPM_ERR_SHUTTING_DOWN' || !autoStart || !ctx.client || ctx.changed) throw err
+      await waitForShutdown(ctx)
+      code = await fn(ctx, input)
     }
+    if (typeof code === 'number') io.exitCode = code
+  } catch (err) {
+    io.printError(err)
+    io.exitCode = exitCodeFor(err)
+  } finally {
+    ctx.client?.close()
   }
 }
 
@@ -85,4 +96,4 @@ async function noticeRestored (client, io) {
   await client.request('ackRestored', {}, { timeout: 5000 }).catch(() => {})
 }
 
-module.exports = { action }
+module.exports = { action, runCommand }

@@ -18,6 +18,7 @@ const CODES = {
   XPM_ERR_CANCELLED: { exit: 1, summary: 'The command was cancelled by a later `stop`, `delete` or `kill` of the same app; whatever it had started is stopped.' },
   XPM_ERR_SHUTTING_DOWN: { exit: 1, summary: 'The daemon is shutting down (`xpm kill`) and takes no new command.' },
   XPM_ERR_DAEMON_UNREACHABLE: { exit: 1, summary: 'The daemon could not be started or reached.' },
+  XPM_ERR_FILE_UNSAFE: { exit: 1, summary: 'A file xpm would read or write (a state file in `XPM_HOME`, an app\'s log file) or its folder is a symbolic link, has another hard link, or is owned or writable by another user; it was not used (details: file or folder, problem).' },
   XPM_ERR_HOME_UNSAFE: { exit: 1, summary: '`XPM_HOME`, a folder above it or a file in it is owned by another user, writable by others or a symbolic link; xpm does not use it.' },
   XPM_ERR_TIMEOUT: { exit: 1, summary: 'A request to the daemon did not finish before its deadline.' },
   XPM_ERR_PROTOCOL: { exit: 1, summary: 'A message on the socket was not valid (bad JSON, too long, missing fields).' },

@@ -130,7 +130,7 @@ function ensurePrivateDir (dir) {
 
 // Reads a file of XPM_HOME (state.json, dump.pm2, update.json) without following a link and
 // only when it is a regular file the current user owns and only they can write. Rejects with an
-// Error whose code is 'EUNSAFE' (message says why) or the fs error (ENOENT for a missing file).
+// XPM_ERR_FILE_UNSAFE (message and details.problem say why) or the fs error (ENOENT for a missing file).
 async function readPrivateFile (file, { fsp = fs.promises } = {}) {
   let handle
   try {
@@ -151,7 +151,7 @@ async function readPrivateFile (file, { fsp = fs.promises } = {}) {
 }
 
 function unsafeFile (file, problem) {
-  return Object.assign(new Error(`${file} ${problem}; it was not used`), { code: 'EUNSAFE', problem })
+  return new XpmError('XPM_ERR_FILE_UNSAFE', `${file} ${problem}; it was not used`, { details: { file, problem } })
 }
 
 // Opens a log file for appending without following a symbolic link (a link planted in a shared

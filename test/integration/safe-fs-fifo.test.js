@@ -14,5 +14,5 @@ test('readPrivateFile: a FIFO in place of a state file is refused, with no hang'
   const dir = tempDir('xpm-safe-')
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   execFileSync('mkfifo', [path.join(dir, 'fifo.json')])
-  await assert.rejects(readPrivateFile(path.join(dir, 'fifo.json')), { code: 'EUNSAFE', message: /not a regular file/ })
+  await assert.rejects(readPrivateFile(path.join(dir, 'fifo.json')), { code: 'XPM_ERR_FILE_UNSAFE', message: /not a regular file/ })
 })

@@ -21,6 +21,7 @@ test('a connection closed before the hello fails at once, not at the hello timeo
   const started = Date.now()
   const err = await connectOnce(sock, { timeout: 30000 }).then(() => null, (e) => e)
   assert.ok(err, 'no client without a hello')
-  assert.equal(err.code, 'ECONNRESET')
+  assert.equal(err.code, 'XPM_ERR_DAEMON_UNREACHABLE')
+  assert.equal(err.details.reason, 'ECONNRESET')
   assert.ok(Date.now() - started < 5000, `failed after ${Date.now() - started} ms`)
 })

@@ -36,8 +36,8 @@ test('a refusal is never remembered: the folder made safe passes at the next ope
   let mode = 0o777
   const { fsp } = fakeFs((p) => (p === '/srv/shared' ? mode : 0o755))
   const trust = createFolderTrust({ fsp, me: 1000, now: () => 0 })
-  await assert.rejects(trust('/srv/shared/a.log'), { code: 'EUNSAFE' })
-  await assert.rejects(trust('/srv/shared/b.log'), { code: 'EUNSAFE' })
+  await assert.rejects(trust('/srv/shared/a.log'), { code: 'XPM_ERR_FILE_UNSAFE' })
+  await assert.rejects(trust('/srv/shared/b.log'), { code: 'XPM_ERR_FILE_UNSAFE' })
   mode = 0o755
   assert.equal(await trust('/srv/shared/c.log'), '/srv/shared')
 })

@@ -31,8 +31,8 @@ test('a log in a folder others can write is refused, naming the folder and the f
   fs.mkdirSync(shared)
   fs.chmodSync(shared, 0o777)
   await assert.rejects(openLogFile(path.join(shared, 'app.log')), (err) => {
-    assert.equal(err.code, 'EUNSAFE')
-    assert.equal(err.folder, shared)
+    assert.equal(err.code, 'XPM_ERR_FILE_UNSAFE')
+    assert.equal(err.details.folder, shared)
     assert.match(err.message, new RegExp(`its folder ${shared} is writable by its group and every user \\(mode 0777\\).*Fix: \`chmod go-w ${shared}\``))
     return true
   })
@@ -40,7 +40,7 @@ test('a log in a folder others can write is refused, naming the folder and the f
 
   // sticky does not help the log's own folder: anyone can still add a name there
   fs.chmodSync(shared, 0o1777)
-  await assert.rejects(openLogFile(path.join(shared, 'app.log')), { code: 'EUNSAFE', message: /mode 1777.*log into a folder only you can write/ })
+  await assert.rejects(openLogFile(path.join(shared, 'app.log')), { code: 'XPM_ERR_FILE_UNSAFE', message: /mode 1777.*log into a folder only you can write/ })
 
   // ...but a sticky shared folder above a private one is fine (/tmp/mine/app.log)
   const mine = path.join(shared, 'mine')
@@ -50,8 +50,8 @@ test('a log in a folder others can write is refused, naming the folder and the f
   // a folder above, writable by others and not sticky, is refused too, and so is a missing
   // folder whose nearest existing parent is shared
   fs.chmodSync(shared, 0o777)
-  await assert.rejects(openLogFile(path.join(mine, 'app.log')), { code: 'EUNSAFE', message: new RegExp(`${shared}, a folder above it, is writable .* and not sticky`) })
-  await assert.rejects(openLogFile(path.join(shared, 'new', 'app.log')), { code: 'EUNSAFE', folder: shared })
+  await assert.rejects(openLogFile(path.join(mine, 'app.log')), { code: 'XPM_ERR_FILE_UNSAFE', message: new RegExp(`${shared}, a folder above it, is writable .* and not sticky`) })
+  await assert.rejects(openLogFile(path.join(shared, 'new', 'app.log')), (err) => err.code === 'XPM_ERR_FILE_UNSAFE' && err.details.folder === shared)
   assert.equal(fs.existsSync(path.join(shared, 'new')), false)
 })
 
@@ -64,11 +64,11 @@ test('a group-writable folder (0775) passes when its group is the user\'s privat
   await trustLogFolder(path.join(project, 'logs', 'app.log'), { privateGid: gid })
   assert.equal(fs.existsSync(path.join(project, 'logs')), true)
   await trustLogFolder(path.join(project, 'app.log'), { privateGid: gid })
-  await assert.rejects(trustLogFolder(path.join(project, 'app.log'), { privateGid: null }), { code: 'EUNSAFE', message: /is writable by its group \(mode 0775\)/ })
-  await assert.rejects(trustLogFolder(path.join(project, 'app.log'), { privateGid: gid + 1 }), { code: 'EUNSAFE' })
+  await assert.rejects(trustLogFolder(path.join(project, 'app.log'), { privateGid: null }), { code: 'XPM_ERR_FILE_UNSAFE', message: /is writable by its group \(mode 0775\)/ })
+  await assert.rejects(trustLogFolder(path.join(project, 'app.log'), { privateGid: gid + 1 }), { code: 'XPM_ERR_FILE_UNSAFE' })
   // the private group's write bit never excuses every user's
   fs.chmodSync(project, 0o777)
-  await assert.rejects(trustLogFolder(path.join(project, 'app.log'), { privateGid: gid }), { code: 'EUNSAFE', message: /every user/ })
+  await assert.rejects(trustLogFolder(path.join(project, 'app.log'), { privateGid: gid }), { code: 'XPM_ERR_FILE_UNSAFE', message: /every user/ })
 })
 
 test('a link on the way is only as safe as where it points: the real folder is checked too', async (t) => {
@@ -77,7 +77,7 @@ test('a link on the way is only as safe as where it points: the real folder is c
   fs.mkdirSync(shared)
   fs.chmodSync(shared, 0o777)
   fs.symlinkSync(shared, path.join(dir, 'logs'))
-  await assert.rejects(openLogFile(path.join(dir, 'logs', 'app.log')), { code: 'EUNSAFE', folder: shared })
+  await assert.rejects(openLogFile(path.join(dir, 'logs', 'app.log')), (err) => err.code === 'XPM_ERR_FILE_UNSAFE' && err.details.folder === shared)
 })
 
 test('missing folders are created (0755 minus the umask) under a trusted one; files get 0666 minus the umask', async (t) => {
@@ -125,8 +125,8 @@ test('the folder is checked again before each rotation: made shared since, the f
   const failed = once(stream, 'error')
   stream.write('x'.repeat(200) + '\n')
   const [err] = await failed
-  assert.equal(err.code, 'EUNSAFE')
-  assert.equal(err.folder, logs)
+  assert.equal(err.code, 'XPM_ERR_FILE_UNSAFE')
+  assert.equal(err.details.folder, logs)
   assert.deepEqual(fs.readdirSync(logs), ['app.log'], 'nothing renamed or created')
 })
 

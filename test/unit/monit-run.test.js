@@ -84,6 +84,18 @@ for (const [key, bytes] of [['Ctrl-C', '\x03'], ['Esc', '\x1b']]) {
   })
 }
 
+test('SIGTERM from the program\'s signals restores the terminal and exits 143; SIGHUP 129; nothing is left listening', async () => {
+  for (const [signal, code] of [['SIGTERM', 143], ['SIGHUP', 129]]) {
+    const term = terminal()
+    const signals = new EventEmitter()
+    const run = runMonit({ client: fakeClient(), ...term, signals })
+    await waitFor(() => term.screen().includes('svc-0'))
+    signals.emit(signal)
+    assert.equal(await run, code)
+    assert.equal(signals.listenerCount('SIGTERM') + signals.listenerCount('SIGHUP'), 0)
+  }
+})
+
 test('a terminal resize repaints at the new size, down to a tiny window, without crashing', async () => {
   const term = terminal()
   const run = runMonit({ client: fakeClient(), ...term })

@@ -80,10 +80,10 @@ test('readPrivateFile: no symlink, nothing others can write', async (t) => {
   assert.equal(await readPrivateFile(target), '{"apps":[]}')
 
   fs.symlinkSync(target, path.join(dir, 'state.json'))
-  await assert.rejects(readPrivateFile(path.join(dir, 'state.json')), { code: 'EUNSAFE', message: /state\.json is a symbolic link/ })
+  await assert.rejects(readPrivateFile(path.join(dir, 'state.json')), { code: 'XPM_ERR_FILE_UNSAFE', message: /state\.json is a symbolic link/ })
 
   fs.chmodSync(target, 0o620)
-  await assert.rejects(readPrivateFile(target), { code: 'EUNSAFE', message: /writable by its group/ })
+  await assert.rejects(readPrivateFile(target), { code: 'XPM_ERR_FILE_UNSAFE', message: /writable by its group/ })
   await assert.rejects(readPrivateFile(path.join(dir, 'missing.json')), { code: 'ENOENT' })
 })
 
@@ -91,7 +91,7 @@ test('readPrivateFile refuses a file another user owns', { skip: !isRoot && 'nee
   const file = path.join(tmpDir(t), 'state.json')
   fs.writeFileSync(file, '{}', { mode: 0o600 })
   fs.chownSync(file, 65534, 65534)
-  await assert.rejects(readPrivateFile(file), { code: 'EUNSAFE', message: /owned by uid 65534/ })
+  await assert.rejects(readPrivateFile(file), { code: 'XPM_ERR_FILE_UNSAFE', message: /owned by uid 65534/ })
 })
 
 test('openAppendNoFollow: a planted symlink or hard link is refused and its target untouched; new files follow the umask', async (t) => {
@@ -99,12 +99,12 @@ test('openAppendNoFollow: a planted symlink or hard link is refused and its targ
   const victim = path.join(dir, 'victim')
   fs.writeFileSync(victim, 'precious\n', { mode: 0o600 })
   fs.symlinkSync(victim, path.join(dir, 'app.log'))
-  await assert.rejects(openAppendNoFollow(path.join(dir, 'app.log')), { code: 'EUNSAFE', message: /symbolic link/ })
+  await assert.rejects(openAppendNoFollow(path.join(dir, 'app.log')), { code: 'XPM_ERR_FILE_UNSAFE', message: /symbolic link/ })
   fs.symlinkSync(path.join(dir, 'not-yet'), path.join(dir, 'dangling.log'))
-  await assert.rejects(openAppendNoFollow(path.join(dir, 'dangling.log')), { code: 'EUNSAFE' })
+  await assert.rejects(openAppendNoFollow(path.join(dir, 'dangling.log')), { code: 'XPM_ERR_FILE_UNSAFE' })
   assert.equal(fs.existsSync(path.join(dir, 'not-yet')), false, 'a dangling link does not create its target')
   fs.linkSync(victim, path.join(dir, 'hard.log'))
-  await assert.rejects(openAppendNoFollow(path.join(dir, 'hard.log')), { code: 'EUNSAFE', message: /2 hard links/ })
+  await assert.rejects(openAppendNoFollow(path.join(dir, 'hard.log')), { code: 'XPM_ERR_FILE_UNSAFE', message: /2 hard links/ })
   assert.equal(fs.readFileSync(victim, 'utf8'), 'precious\n')
 
   const previous = process.umask(0o027)

@@ -16,16 +16,14 @@ function home (ctx) {
   return h
 }
 
-async function set (ctx) {
-  const [key, value] = ctx.args
-  if (key === undefined) return get({ ...ctx, args: [undefined, {}] })
+async function set (ctx, { key, value }) {
+  if (key === undefined) return get(ctx, { options: {} })
   if (value === undefined) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `set ${key}: give a value (xpm set <app>:<key> <value>)`)
   return apply(ctx, [[key, value]])
 }
 
 // `multiset "api:a 1 api:b 2"`: pairs in one string, as PM2.
-async function multiset (ctx) {
-  const [serial] = ctx.args
+async function multiset (ctx, { pairs: serial }) {
   const words = (String(serial ?? '').match(/(?:[^\s"]+|"[^"]*")+/g) ?? []).map((w) => w.replace(/^"|"$/g, ''))
   if (!words.length || words.length % 2) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `multiset takes "<app>:<key> <value>" pairs in one argument, got "${serial ?? ''}"`)
   const pairs = []
@@ -71,8 +69,7 @@ async function restartWith (ctx, app, vars) {
   ctx.io.say(`[xpm] restarted ${app} with its settings\n`)
 }
 
-async function unset (ctx) {
-  const [key] = ctx.args
+async function unset (ctx, { key }) {
   const store = require('../../shared/state/app-conf')
   const s = store.splitKey(key)
   store.checkKey(s, key)
@@ -86,8 +83,7 @@ async function unset (ctx) {
   ctx.io.say(`[xpm] unset ${key} (the app keeps the values it runs with until its next restart)\n`)
 }
 
-async function get (ctx) {
-  const [key] = ctx.args
+async function get (ctx, { key }) {
   const store = require('../../shared/state/app-conf')
   const conf = await store.readAppConf(home(ctx))
   if (key === undefined || key === 'all') return ctx.io.printJson(conf)

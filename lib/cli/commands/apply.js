@@ -10,8 +10,7 @@ const { XpmError } = require('../../shared/errors')
 // file does nothing.
 const DRY_RUN_CHANGES = 3
 
-async function apply (ctx) {
-  const [file, opts] = ctx.args
+async function apply (ctx, { file, options: opts }) {
   const { isEcosystemFile, resolveTargets } = require('../../shared/config')
   if (!isEcosystemFile(file)) {
     throw new XpmError('XPM_ERR_BAD_ARGUMENT', `xpm apply needs an ecosystem file (ecosystem.config.js, *.config.{js,cjs,mjs,ts}, .json), got "${file}"`)

@@ -69,8 +69,7 @@ function parseParallel (value, fallback) {
   return n
 }
 
-async function deploy (ctx) {
-  const [words = [], opts = {}] = ctx.args
+async function deploy (ctx, { args: words = [], options: opts = {} }) {
   const { io } = ctx
   const args = [...words]
   if (args[0] === 'help' || args.length === 0) return help(io)

@@ -9,8 +9,7 @@ const { XpmError } = require('../../shared/errors')
 // ecosystem.config.js is written, so `xpm start ecosystem.config.js` gives the same apps later.
 // PM2's files and processes are only read, never touched: the user stops PM2 when satisfied
 // (docs/migrating-from-pm2.md).
-async function importPm2 (ctx) {
-  const [given, opts] = ctx.args
+async function importPm2 (ctx, { dump: given, options: opts }) {
   const { pm2Home, readDump, fromDump } = require('../import/pm2-dump')
   const { ecosystemText } = require('../import/write-ecosystem')
   const home = pm2Home(ctx.io.env)

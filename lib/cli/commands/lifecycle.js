@@ -54,8 +54,7 @@ async function waitFor (jobs, names, io) {
   }
 }
 
-async function stopOrDelete (method, ctx) {
-  const [targets, opts] = ctx.args
+async function stopOrDelete (method, ctx, { targets, options: opts }) {
   const { say, printJson, showList } = ctx.io
   const { files, others } = await split(targets, opts, { withSpecs: false, io: ctx.io })
   const client = await ctx.connect()
@@ -86,8 +85,7 @@ async function stopOrDelete (method, ctx) {
 // restart and reload; from an ecosystem file they also start the apps of the file the daemon
 // does not run (PM2's startOrRestart / startOrReload, the usual deploy command). The daemon
 // decides which, from its own registry, in one request (daemon/commands/start-or-restart.js).
-async function restartOrReload (method, ctx, { filesOnly = null } = {}) {
-  const [targets, opts] = ctx.args
+async function restartOrReload (method, ctx, { targets, options: opts }, { filesOnly = null } = {}) {
   const { io } = ctx
   if (filesOnly) refuseNonFiles(targets, method, filesOnly)
   const { changesOf, applyChanges } = require('../spec-changes')
@@ -251,13 +249,13 @@ function describeStep (s) {
 }
 
 module.exports = {
-  stop: (ctx) => stopOrDelete('stop', ctx),
-  delete: (ctx) => stopOrDelete('delete', ctx),
-  restart: (ctx) => restartOrReload('restart', ctx),
-  reload: (ctx) => restartOrReload('reload', ctx),
-  startOrRestart: (ctx) => restartOrReload('restart', ctx, { filesOnly: 'startOrRestart' }),
-  startOrReload: (ctx) => restartOrReload('reload', ctx, { filesOnly: 'startOrReload' }),
-  startOrGracefulReload: (ctx) => restartOrReload('reload', ctx, { filesOnly: 'startOrGracefulReload' }),
+  stop: (ctx, input) => stopOrDelete('stop', ctx, input),
+  delete: (ctx, input) => stopOrDelete('delete', ctx, input),
+  restart: (ctx, input) => restartOrReload('restart', ctx, input),
+  reload: (ctx, input) => restartOrReload('reload', ctx, input),
+  startOrRestart: (ctx, { ecosystem, options }) => restartOrReload('restart', ctx, { targets: ecosystem, options }, { filesOnly: 'startOrRestart' }),
+  startOrReload: (ctx, { ecosystem, options }) => restartOrReload('reload', ctx, { targets: ecosystem, options }, { filesOnly: 'startOrReload' }),
+  startOrGracefulReload: (ctx, { ecosystem, options }) => restartOrReload('reload', ctx, { targets: ecosystem, options }, { filesOnly: 'startOrGracefulReload' }),
   describeStep,
   startFailed
 }

@@ -1,8 +1,7 @@
 'use strict'
 
 // The table and `show` ask the daemon for the fields they print only; --json and jlist get all.
-async function list (ctx) {
-  const [opts = {}] = ctx.args
+async function list (ctx, { options: opts = {} }) {
   const { sortRows, parseSort } = require('../render-list')
   if (opts.sort) parseSort(opts.sort) // a bad field is refused before the daemon is reached
   const client = await ctx.connect()
@@ -13,15 +12,13 @@ async function list (ctx) {
 }
 
 // xpm's shape on one line; --pm2: PM2's shape (lib/cli/render-pm2.js).
-async function jlist (ctx) {
-  const [opts = {}] = ctx.args
+async function jlist (ctx, { options: opts = {} }) {
   const client = await ctx.connect()
   ctx.io.stdout.write(JSON.stringify(await rows(client, opts)) + '\n')
 }
 
 // `prettylist`: the same, indented.
-async function prettylist (ctx) {
-  const [opts = {}] = ctx.args
+async function prettylist (ctx, { options: opts = {} }) {
   const client = await ctx.connect()
   ctx.io.printJson(await rows(client, opts))
 }
@@ -32,8 +29,7 @@ async function rows (client, opts) {
   return renderPm2List(await client.request('show', { target: 'all', fields: PM2_FIELDS }))
 }
 
-async function show (ctx) {
-  const [targets, opts] = ctx.args
+async function show (ctx, { targets, options: opts }) {
   const client = await ctx.connect()
   const { expandTargets, wire } = require('../targets')
   const target = wire(await expandTargets(client, targets))
@@ -43,8 +39,7 @@ async function show (ctx) {
 }
 
 // `xpm env <id>`: the environment the process gets, one `NAME: value` line each, as PM2 prints it.
-async function env (ctx) {
-  const [target, opts] = ctx.args
+async function env (ctx, { id: target, options: opts }) {
   const client = await ctx.connect()
   const { expandTargets, wire } = require('../targets')
   const shown = await client.request('show', { target: wire(await expandTargets(client, [target])), fields: ['id', 'name', 'instance', 'env'] })
@@ -56,8 +51,7 @@ async function env (ctx) {
 }
 
 // `xpm id <name>`: the process ids of an app as a JSON array ([] when there is no such app, as PM2).
-async function id (ctx) {
-  const [name] = ctx.args
+async function id (ctx, { name }) {
   const client = await ctx.connect()
   const rowsOf = await client.request('list', { fields: ['id', 'name'] })
   ctx.io.stdout.write(JSON.stringify(rowsOf.filter((p) => p.name === name).map((p) => p.id)) + '\n')
@@ -65,8 +59,7 @@ async function id (ctx) {
 
 // `xpm pid [target]`: the pids of the running processes, one per line (stopped ones have none,
 // so `kill -USR2 $(xpm pid api)` never signals pid 0).
-async function pid (ctx) {
-  const [target] = ctx.args
+async function pid (ctx, { target }) {
   const client = await ctx.connect()
   let found
   if (target === undefined) found = await client.request('list', { fields: ['pid'] })

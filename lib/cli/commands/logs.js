@@ -2,8 +2,7 @@
 
 // `xpm logs`: the last N lines of each log file (out, then error, per app, as PM2 prints them),
 // then the live stream, from one request so there is no gap and no duplicate between the two.
-async function logs (ctx) {
-  const [targets = [], opts] = ctx.args
+async function logs (ctx, { targets = [], options: opts }) {
   const { io } = ctx
   const client = await ctx.connect()
   const { formatLine, shouldColor } = require('../../shared/logs/format-line')
@@ -36,15 +35,13 @@ async function logs (ctx) {
   await new Promise((resolve) => {
     // Ctrl-C: the user closed the stream; the connection then closes too, and that is no news
     let stopped = false
-    const stop = () => {
+    const stopListening = io.onSignals(['SIGINT', 'SIGTERM'], () => {
+      stopListening()
       stopped = true
       resolve(0)
-    }
-    process.once('SIGINT', stop)
-    process.once('SIGTERM', stop)
+    })
     client.once('close', () => {
-      process.off('SIGINT', stop)
-      process.off('SIGTERM', stop)
+      stopListening()
       if (stopped) return
       io.stderr.write('[xpm] the daemon closed the log stream\n')
       resolve(1)
@@ -52,8 +49,7 @@ async function logs (ctx) {
   }).then((code) => { io.exitCode = code })
 }
 
-async function flush (ctx) {
-  const [targets = []] = ctx.args
+async function flush (ctx, { targets = [] }) {
   const client = await ctx.connect()
   const { expandTargets, wire } = require('../targets')
   const target = targets.length ? wire(await expandTargets(client, targets)) : 'all'

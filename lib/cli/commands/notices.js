@@ -33,7 +33,7 @@ const NOTICES = {
   pull: { exit: 1, text: 'xpm does not pull code; update the checkout yourself, then `xpm reload <app>`' },
   forward: { exit: 1, text: 'xpm does not move apps between git commits; check out the commit, then `xpm reload <app>`' },
   backward: { exit: 1, text: 'xpm does not move apps between git commits; check out the commit, then `xpm reload <app>`' },
-  gc: { exit: 0, text: 'the daemon bounds its own memory (docs/architecture.md); nothing to collect' },
+  gc: { exit: 0, text: 'the daemon bounds its own memory (docs/decisions.md); nothing to collect' },
   deepUpdate: { exit: 1, text: 'install the new xpm with npm (npm install -g xpm), then run `xpm update`' },
   completion: { exit: 1, text: 'xpm has no shell completion script' },
   sysmonit: { exit: 1, text: 'xpm does not collect system metrics; `xpm monit` shows the apps\' CPU and memory' },
@@ -42,9 +42,9 @@ const NOTICES = {
 
 // The action of a notice command: one line on stderr, the exit status of the table.
 function notice (name) {
-  return async (ctx) => {
+  return async (ctx, input) => {
     const entry = NOTICES[name]
-    const args = ctx.args.flat().filter((a) => typeof a === 'string')
+    const args = input.args ?? []
     const ok = entry.exit === 0 || (entry.okFor && args.some((a) => entry.okFor.test(a)))
     if (ok) {
       if (!ctx.io.output.silent) ctx.io.stderr.write(`[xpm] ${name}: ${entry.text}\n`)

@@ -1,8 +1,7 @@
 'use strict'
 
 // `xpm reset <targets...>`: restart counters and crash history start again from zero.
-async function reset (ctx) {
-  const [targets, opts] = ctx.args
+async function reset (ctx, { targets, options: opts }) {
   const client = await ctx.connect()
   const { expandTargets, wire } = require('../targets')
   const result = await client.request('reset', { target: wire(await expandTargets(client, targets)) })

@@ -4,8 +4,7 @@ const { XpmError } = require('../../shared/errors')
 
 // `xpm resurrect`: starts the apps of the last `xpm save` with their specs, instance counts and
 // online/stopped states. Apps the daemon already has are left alone, never duplicated.
-async function resurrect (ctx) {
-  const [opts] = ctx.args
+async function resurrect (ctx, { options: opts }) {
   const client = await ctx.connect()
   const res = await client.request('resurrect', {}, { timeout: 10 * 60 * 1000 })
   if (opts.json) ctx.io.printJson(res)

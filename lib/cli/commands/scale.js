@@ -4,8 +4,7 @@ const { XpmError } = require('../../shared/errors')
 
 // `xpm scale <app> <n|+n|-n>`: the daemon adds or removes instances; the others keep running.
 // The app: its name, one of its process ids, its script, or a pattern naming one app.
-async function scale (ctx) {
-  const [target, change, opts] = ctx.args
+async function scale (ctx, { app: target, count: change, options: opts }) {
   if (!/^[+-]?\d+$/.test(change)) {
     throw new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected the instance count to be n, +n or -n (e.g. 4, +2, -1), got "${change}"`)
   }

@@ -5,8 +5,7 @@
 const path = require('node:path')
 const { XpmError } = require('../../shared/errors')
 
-async function serve (ctx) {
-  const [folder, portArg, opts] = ctx.args
+async function serve (ctx, { path: folder, port: portArg, options: opts }) {
   const { io } = ctx
   const port = Number(portArg ?? opts.port ?? io.env.PM2_SERVE_PORT ?? 8080)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected a port from 0 to 65535, got "${portArg ?? opts.port}"`)

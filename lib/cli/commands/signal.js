@@ -5,8 +5,7 @@ const { XpmError } = require('../../shared/errors')
 // `xpm sendSignal <signal> <targets...>` (several at once, like the other commands): the signal name is checked here, before any daemon is
 // started, with the rule of the kill_signal option (the daemon checks it again). Exit 1 when no
 // running process got it.
-async function sendSignal (ctx) {
-  const [signal, given, opts] = ctx.args
+async function sendSignal (ctx, { signal, targets: given, options: opts }) {
   const targets = [].concat(given)
   const target = targets.join(' ')
   const { TYPES, INVALID } = require('../../shared/config/types')

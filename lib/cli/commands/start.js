@@ -7,10 +7,8 @@ const { XpmError } = require('../../shared/errors')
 // `xpm start <targets...> [options] [-- args]`: scripts, ecosystem files, `-` (apps as JSON on
 // standard input), and apps the daemon knows (name, id, namespace, regex), several at once: each
 // script is an app of its own, as in PM2. Without a target: ecosystem.config.js of this folder.
-async function start (ctx) {
-  const [given = [], rawOpts, command] = ctx.args
+async function start (ctx, { targets: given = [], options: rawOpts, scriptArgs = [] }) {
   const { io } = ctx
-  const scriptArgs = command.scriptArgs ?? []
   const opts = pm2Flags(rawOpts, io)
   const targets = given.length ? given : [defaultEcosystem(io.cwd())]
   if (opts.daemon === false && await foreground(targets, opts, scriptArgs, io)) return
@@ -20,7 +18,7 @@ async function start (ctx) {
   // PM2: `start <name|id> --name new` or with other options (--node-args, --watch…) restarts the
   // app with them, as `xpm restart` does
   if (names.length && !specs.length && require('../spec-changes').changesOf(opts)) {
-    return require('./lifecycle').restart({ ...ctx, args: [names, opts, command] })
+    return require('./lifecycle').restart(ctx, { targets: names, options: opts, scriptArgs })
   }
   if (opts.name !== undefined && scripts > 1) {
     throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--name names one app; ${scripts} scripts were given (start them one by one to name each)`)
@@ -43,7 +41,7 @@ async function start (ctx) {
   }
   if (opts.attach && !failures.length && !missing.length) {
     // PM2's --attach: follow what was just started, until Ctrl-C
-    return require('./logs').logs({ ...ctx, args: [[...names, ...specs.map((s) => s.name)], { lines: 0 }] })
+    return require('./logs').logs(ctx, { targets: [...names, ...specs.map((s) => s.name)], options: { lines: 0 }, scriptArgs: [] })
   }
   if (failures.length) throw await startFailed(client, failures, io)
   if (missing.length) throw notStarted(missing, io)
@@ -217,10 +215,9 @@ async function foreground (targets, opts, scriptArgs, io) {
   const runtime = path.join(__dirname, '..', '..', '..', 'bin', 'xpm-runtime')
   const { spawn } = require('node:child_process')
   const child = spawn(process.execPath, [runtime, targets[0], ...flags, ...(scriptArgs.length ? ['--', ...scriptArgs] : [])], { stdio: 'inherit' })
-  const pass = (signal) => () => child.kill(signal)
-  process.on('SIGINT', pass('SIGINT'))
-  process.on('SIGTERM', pass('SIGTERM'))
+  const stopPassing = io.onSignals(['SIGINT', 'SIGTERM'], (signal) => child.kill(signal))
   const [code, signal] = await require('node:events').once(child, 'exit')
+  stopPassing()
   io.exitCode = code ?? (signal ? 128 + require('node:os').constants.signals[signal] : 1)
   return true
 }

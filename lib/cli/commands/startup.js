@@ -110,8 +110,7 @@ function context (opts) {
   }
 }
 
-async function startup (ctx, { run = runSystemctl } = {}) {
-  const [opts] = ctx.args
+async function startup (ctx, { options: opts }, { run = runSystemctl } = {}) {
   const c = context(opts)
   const unit = renderUnit(c)
   if (!opts.install) {
@@ -134,8 +133,7 @@ async function startup (ctx, { run = runSystemctl } = {}) {
   if (c.userUnit) ctx.io.stdout.write(`[xpm] a user unit runs at boot only with lingering on: loginctl enable-linger ${c.user}\n`)
 }
 
-async function unstartup (ctx, { run = runSystemctl } = {}) {
-  const [opts] = ctx.args
+async function unstartup (ctx, { options: opts }, { run = runSystemctl } = {}) {
   const t = unitTarget(context(opts))
   if (!fs.existsSync(t.file)) {
     ctx.io.stdout.write(`[xpm] no unit at ${t.file}; nothing to remove\n`)

@@ -5,8 +5,7 @@
 
 const path = require('node:path')
 
-async function web (ctx) {
-  const [opts = {}] = ctx.args
+async function web (ctx, { options: opts = {} }) {
   const { webOptions } = require('../web/options')
   const options = webOptions(opts) // bad flags are refused before the daemon is reached
   const home = ctx.io.paths().home
@@ -18,7 +17,7 @@ async function web (ctx) {
   ctx.client = null
   const { newToken } = require('../web/security')
   const { runWeb } = require('../web')
-  return runWeb({ options, token: newToken(), home, stdout: ctx.io.stdout, stderr: ctx.io.stderr, connect: () => ctx.io.connect({ home, autoStart: false }) })
+  return runWeb({ options, token: newToken(), home, stdout: ctx.io.stdout, stderr: ctx.io.stderr, signals: ctx.io.signals, connect: () => ctx.io.connect({ home, autoStart: false }) })
 }
 
 async function webAsApp (ctx, opts, options, home) {

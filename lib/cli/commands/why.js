@@ -3,8 +3,7 @@
 const { renderWhy } = require('../render-why')
 
 // `xpm why <app|id>`: the restart journal, newest first, in words (docs/health.md#the-restart-journal-xpm-why).
-async function why (ctx) {
-  const [target, opts] = ctx.args
+async function why (ctx, { target, options: opts }) {
   const client = await ctx.connect()
   const { entries } = await client.request('why', { target, limit: opts.limit ?? 20 })
   if (opts.json) return ctx.io.printJson(entries)

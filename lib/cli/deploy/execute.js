@@ -22,7 +22,10 @@ async function execute ({ io, target, options, cwd, clock = realClock }) {
     io.stderr.write('[xpm] deploy: interrupted; finishing the current steps, then reverting what changed\n')
     controller.abort()
   }
-  process.once('SIGINT', onInterrupt)
+  const stopListening = io.onSignals(['SIGINT'], () => {
+    stopListening()
+    onInterrupt()
+  })
   const single = target.hosts.length === 1
   const reuse = openReuse(io.env)
   const ctx = {
@@ -42,7 +45,7 @@ async function execute ({ io, target, options, cwd, clock = realClock }) {
   try {
     return await byVerb(ctx, io, target, options, cwd)
   } finally {
-    process.removeListener('SIGINT', onInterrupt)
+    stopListening()
     await reuse?.close((host) => run(sshExit(host, io.env, reuse), { env: io.env }))
   }
 }

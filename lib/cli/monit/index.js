@@ -13,7 +13,8 @@ const GONE_MESSAGE = 'xpm monit: the xpm daemon went away'
 
 // Resolves with the exit code: 0 when the user quits, 1 when the daemon goes away.
 // The caller owns the client and closes it afterwards.
-async function runMonit ({ client, stdout = process.stdout, stdin = process.stdin, stderr = process.stderr, model = new MonitModel() }) {
+// signals: where SIGTERM and SIGHUP arrive (the program's, lib/cli/io.js).
+async function runMonit ({ client, stdout = process.stdout, stdin = process.stdin, stderr = process.stderr, signals = process, model = new MonitModel() }) {
   const early = []
   let handle = (msg) => early.push(msg)
   let gone = false
@@ -66,16 +67,13 @@ async function runMonit ({ client, stdout = process.stdout, stdin = process.stdi
       shown.close()
       recent.close()
       detach()
-      process.off('SIGTERM', onSignal)
-      process.off('SIGHUP', onSignal)
+      stopListening()
       view.destroy()
       if (message) stderr.write(message + '\n')
       resolve(code)
     }
     // Restore the terminal when killed; without this the shell is left in the alternate screen.
-    const onSignal = (signal) => finish(signal === 'SIGHUP' ? 129 : 143)
-    process.on('SIGTERM', onSignal)
-    process.on('SIGHUP', onSignal)
+    const stopListening = require('../io').onSignals(signals, ['SIGTERM', 'SIGHUP'], (signal) => finish(signal === 'SIGHUP' ? 129 : 143))
 
     handle = ({ event, data }) => {
       if (event === 'processes' || event === 'processChanges') {

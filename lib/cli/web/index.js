@@ -9,7 +9,7 @@
 const { WebServer, displayHost } = require('./server')
 const { isLoopback } = require('./security')
 
-async function runWeb ({ options, token, home, stdout = process.stdout, stderr = process.stderr, connect, onListening = () => {}, tokenFile = null }) {
+async function runWeb ({ options, token, home, stdout = process.stdout, stderr = process.stderr, signals = process, connect, onListening = () => {}, tokenFile = null }) {
   const { connect: connectDaemon } = require('../client')
   const server = new WebServer({
     ...options,
@@ -25,13 +25,10 @@ async function runWeb ({ options, token, home, stdout = process.stdout, stderr =
   const where = (tokenFile ? `${server.address} (its token is in ${tokenFile})` : server.url) + listening
   stdout.write(`[xpm] web dashboard${options.readOnly ? ' (read-only)' : ''}: ${where}\n`)
   await new Promise((resolve) => {
-    const done = () => {
-      process.off('SIGINT', done)
-      process.off('SIGTERM', done)
+    const stopListening = require('../io').onSignals(signals, ['SIGINT', 'SIGTERM'], () => {
+      stopListening()
       resolve()
-    }
-    process.on('SIGINT', done)
-    process.on('SIGTERM', done)
+    })
   })
   await server.close()
   return 0

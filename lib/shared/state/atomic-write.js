@@ -73,7 +73,7 @@ async function readJsonFile (file, { fs = require('node:fs').promises, fallback 
         return await readJson(fs, file + '.bak')
       } catch {}
     }
-    throw new XpmError('XPM_ERR_DUMP_INVALID', `Could not read ${file} (${err.code === 'EUNSAFE' ? err.problem : err.code || err.message})`, { cause: err, details: { file } })
+    throw new XpmError('XPM_ERR_DUMP_INVALID', `Could not read ${file} (${err.code === 'XPM_ERR_FILE_UNSAFE' ? err.details.problem : err.code || err.message})`, { cause: err, details: { file } })
   }
 }
 

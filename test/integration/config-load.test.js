@@ -174,3 +174,10 @@ test('a .json expression whose promise callback never ends fails in time instead
   assert.notEqual(r.signal, 'SIGKILL', `the loader hung (${Date.now() - t0} ms)`)
   assert.match(r.stdout, /^XPM_ERR_CONFIG_LOAD .*did not finish within 1000 ms/)
 })
+
+test('uid and gid names the files do not hold come from the real getent', () => {
+  const { resolveUser } = require('../../lib/shared/config/users')
+  const empty = path.join(tempDir(), 'empty')
+  fs.writeFileSync(empty, '')
+  assert.deepEqual(resolveUser({ uid: 'root', gid: 'root' }, { passwd: empty, group: empty }), { uid: 0, gid: 0 })
+})
