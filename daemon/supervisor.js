@@ -23,12 +23,10 @@ const { renameApp, renameUnderWay } = require('./rename')
 // app's own operations one after another, see model/op-lane.js). This file never writes an
 // app's or an instance's fields; it only adds and forgets apps.
 //
-// Events: 'status' and 'restart' (from instances), 'change' (anything a snapshot shows),
-// 'command' ({ type: 'stop', instances }, for the policies), 'added'/'removed' (an instance
-// joined/left an app), 'forked' ({ instance, handle }: a new OS process, adopted in the tick it
-// was forked); for the journal and the hooks: 'exit', 'replace-failed', 'readiness'.
-// Observers take them with subscribe(handlers) → dispose (daemon/event-bus.js). The registry's
-// own listeners: supervisor-wiring.js; the rows of list and show: projection.js.
+// Events: the registry is the model's event bus; daemon/events.js lists every event it carries
+// (15), the shape of each payload, who emits it and who listens. Observers take them with
+// subscribe(handlers) → dispose (daemon/event-bus.js). The registry's own listeners:
+// supervisor-wiring.js; the rows of list and show: projection.js.
 class Supervisor extends EventBus {
   constructor ({ launcher = launcherFor, logSink = null, metrics = null, logger = null, prober = null, otelEnv = {} } = {}) {
     super()
@@ -254,7 +252,7 @@ class Supervisor extends EventBus {
     const failed = results.filter((r) => r.failed)
     if (failed.length) {
       const f = failed[0].failed
-      // the label once; whether anything still serves depends on the mode (daemon/reload.js)
+      // the label once; whether anything still serves depends on the mode (model/reload.js)
       const now = f.serving ? 'the old worker keeps serving' : `${f.label} is ${f.status}${f.status === 'waiting restart' ? ' (xpm keeps restarting it)' : ''}, not serving`
       throw new XpmError('XPM_ERR_RELOAD_FAILED',
         `Reload of ${failed.map((r) => r.name).join(', ')} stopped: ${f.replacement ? 'the replacement of ' : ''}${f.label}${f.pid ? ` (pid ${f.pid})` : ''} ${f.reason}; ${now}`,

@@ -19,7 +19,7 @@ function reshape (app, { spec = null, count = spec.instances, wantAdded = false 
   if (wantAdded) app.want(added, true)
   const retired = removed.length ? app.retire(removed) : Promise.resolve()
   retired.catch(() => {})
-  app.emit('intent', { app: app.name }) // saved at once (persistence/state-keeper.js)
+  app.emit('intent', { name: app.name, id: null, instance: null, wanted: null }) // saved at once (persistence/state-keeper.js)
   return { added, removed, retired }
 }
 

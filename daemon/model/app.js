@@ -57,7 +57,7 @@ class App {
   // delete or scale-down accepted) is never wanted up again.
   want (instances, wanted, { by = wanted ? 'start' : 'stop', removing = false } = {}) {
     for (const inst of instances) if (!(wanted && inst.removing)) inst.setIntent({ wanted, removing: removing || inst.removing, by })
-    this.emit('intent', { app: this.name })
+    this.emit('intent', { name: this.name, id: null, instance: null, wanted: null }) // the app's part (its instances emitted theirs)
   }
 
   emit (event, data) { this.context.events.emit(event, data) }
