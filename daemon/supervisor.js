@@ -8,7 +8,7 @@ const { PortClaims } = require('./model/port-claims')
 const { Ids } = require('./model/ids')
 const { ForkPacer } = require('./model/fork-pacer')
 const { DeleteWaits } = require('./delete-waits')
-const { launcherFor } = require('./launchers')
+const { createLaunchers } = require('./launchers')
 const { waitForDependencies, inReverseDependencyOrder, chainDepth, refuseCycles, dependencyState } = require('./dependencies')
 const { instancesOfTarget, appNamed } = require('./targets')
 const { lastErrorLines } = require('./logs/last-error-lines')
@@ -28,9 +28,11 @@ const { renameApp, renameUnderWay } = require('./rename')
 // subscribe(handlers) → dispose (daemon/event-bus.js). The registry's own listeners:
 // supervisor-wiring.js; the rows of list and show: projection.js.
 class Supervisor extends EventBus {
-  constructor ({ launcher = launcherFor, logSink = null, metrics = null, logger = null, prober = null, otelEnv = {} } = {}) {
+  // pidsDir: XPM_HOME/pids, where processes without a pid_file get theirs (as PM2), or null
+  constructor ({ launcher = null, pidsDir = null, logSink = null, metrics = null, logger = null, prober = null, otelEnv = {} } = {}) {
     super()
-    this.launcherFor = launcher
+    this.launcherFor = launcher ?? createLaunchers({ pidsDir })
+    this.pidsDir = pidsDir
     this.logSink = logSink
     this.metrics = metrics
     this.logger = logger

@@ -13,7 +13,7 @@ async function replaceProcess (inst, { reason = 'reload', signal = null, step = 
   signal.throwIfAborted()
   const old = inst.handle
   const spare = inst.fork()
-  spare.isSpare = true // until it takes the slot
+  spare.markSpare(true) // until it takes the slot
   inst.spare = spare
   inst.emit('change')
   step({ type: 'fork', id: inst.id, instance: inst.index, oldPid: old.pid, newPid: spare.pid })
@@ -39,7 +39,7 @@ async function replaceProcess (inst, { reason = 'reload', signal = null, step = 
   clearTimeout(inst.restartTimer)
   inst.restartTimer = null
   inst.spare = null
-  spare.isSpare = false
+  spare.markSpare(false)
   inst.handle = spare
   inst.givingUp = null
   inst.startedAt = performance.now()

@@ -111,7 +111,6 @@ class Instance {
   // Forks and adopts a process, in this tick.
   fork () {
     const handle = this.context.launcherFor(this.spec).launch(this.spec, this.env(), { index: this.index })
-    handle.forkedAt = performance.now()
     this.emit('forked', { instance: this, handle }) // logs, metrics, the saved state: in this tick
     watchListening(this, handle) // the app listens, or another app has the port (port-claims.js)
     handle.once('exit', (exit) => this.onExit(handle, exit))
@@ -140,7 +139,7 @@ class Instance {
 
   // Stops one of this slot's processes, saying why (the journal reads it from its exit event).
   stopHandle (handle, cause, spec = this.spec) {
-    handle.stopCause ??= cause
+    handle.noteStopCause(cause)
     return stopProcess(handle, spec)
   }
 
@@ -166,7 +165,7 @@ class Instance {
       return how
     }, (err) => {
       if (err.details?.reason === 'timeout' && this.handle === handle && !handle.exited) {
-        handle.notReady = err.message
+        handle.markNotReady(err.message)
         this.stopHandle(handle, 'not ready in time', { ...this.spec, killTimeout: Math.min(this.spec.killTimeout ?? SPEC_DEFAULTS.killTimeout, 2000) })
       }
       throw err
@@ -264,7 +263,7 @@ class Instance {
 
   signal (name) {
     if (!this.pid) return false
-    this.handle.signalSent = name
+    this.handle.noteSignalSent(name)
     return this.handle.signal(name)
   }
 

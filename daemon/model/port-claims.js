@@ -48,7 +48,7 @@ function watchListening (inst, handle) {
       if (!handle.portTaken) inst.app.markListening()
       return
     }
-    handle.portTaken = `listened on ${taken.where}, where app "${taken.app.name}" listens already (${taken.label}); it was stopped: two apps on one port would split its connections between them`
+    handle.markPortTaken(`listened on ${taken.where}, where app "${taken.app.name}" listens already (${taken.label}); it was stopped: two apps on one port would split its connections between them`)
     if (handle === inst.handle) inst.givingUp = `port taken: ${taken.where} is app "${taken.app.name}"'s`
     inst.stopHandle(handle, 'port taken', { ...inst.spec, killTimeout: Math.min(inst.spec.killTimeout ?? SPEC_DEFAULTS.killTimeout, 2000) })
   })

@@ -25,7 +25,7 @@ async function stopProcess (handle, { killTimeout = 5000, killSignal = 'SIGINT',
     await handle.sweep // the leftovers of its exit (handle.js), if that is still under way
     return handle.exitInfo
   }
-  handle.stopRequested = true
+  handle.markStopRequested()
   const exited = new Promise((resolve) => handle.once('exit', resolve))
   const deadline = Date.now() + killTimeout
   const left = () => Math.max(0, deadline - Date.now())

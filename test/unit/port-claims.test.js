@@ -4,6 +4,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { EventEmitter } = require('node:events')
 const { PortClaims, watchListening } = require('../../daemon/model/port-claims')
+const { ProcessHandle } = require('../../daemon/launchers/handle')
 
 const handle = () => Object.assign(new EventEmitter(), { exited: false, pid: 100 })
 const [a, b] = [{ name: 'a' }, { name: 'b' }]
@@ -62,14 +63,14 @@ test('watchListening: the app listens (markListening), or the process is refused
       app,
       stopHandle: (h, cause, spec) => calls.stopped.push([cause, spec.killTimeout])
     }
-    const h = handle()
+    const h = new ProcessHandle({ child: { pid: 100 } })
     inst.handle = h
     watchListening(inst, h)
     return { inst, h }
   }
   const mine = make(appA)
   mine.h.emit('listening', { address: '::', port: 3000 })
-  assert.deepEqual([calls.listening, calls.stopped, mine.h.portTaken], [1, [], undefined])
+  assert.deepEqual([calls.listening, calls.stopped, mine.h.portTaken], [1, [], null])
   const theirs = make(appB)
   theirs.h.emit('listening', { address: '::', port: 3000 })
   assert.equal(calls.listening, 0)
