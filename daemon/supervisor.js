@@ -7,6 +7,7 @@ const { refuseModeChangeOnReload } = require('./model/listen-mode')
 const { PortClaims } = require('./model/port-claims')
 const { Ids } = require('./model/ids')
 const { ForkPacer } = require('./model/fork-pacer')
+const { TurnBudget } = require('../lib/shared/turn-budget')
 const { DeleteWaits } = require('./delete-waits')
 const { createLaunchers } = require('./launchers')
 const { waitForDependencies, inReverseDependencyOrder, chainDepth, refuseCycles, dependencyState } = require('./dependencies')
@@ -49,6 +50,7 @@ class Supervisor extends EventBus {
       otelEnv, // the OTEL_* variables of the daemon's own environment (docs/otel.md)
       prober, // runs readiness probes for the instances' start-up gate (daemon/health)
       forkPacer: new ForkPacer(),
+      signalTurns: new TurnBudget(), // a stop of many processes signals them over several turns (model/stop-process.js)
       ports: new PortClaims(), // which app listens where: a second app on a port is refused
       closing: () => this.closing,
       forget: (app) => this.forget(app),

@@ -89,9 +89,7 @@ class App {
 
   addInstances (indexes, ids = []) {
     const added = indexes.map((index, n) => {
-      const instance = new Instance({ id: null, app: this, index, context: this.context })
-      instance.id = this.context.ids.take(instance, ids[n] ?? null)
-      return instance
+      return new Instance({ id: ids[n] ?? null, app: this, index, context: this.context })
     })
     this.instances = [...this.instances, ...added].sort((a, b) => a.index - b.index)
     for (const inst of added) this.emit('added', inst)

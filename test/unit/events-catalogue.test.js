@@ -30,7 +30,8 @@ function namesInCode () {
   const found = []
   for (const file of jsFiles('daemon')) {
     const text = fs.readFileSync(path.join(root, file), 'utf8')
-    const onBus = file.startsWith(path.join('daemon', 'model')) ? /\b(?:this|app|inst|instance)\.emit\('([^']+)'/g : /\bsupervisor\.(?:emit|on|once)\('([^']+)'/g
+    // the model's classes emit directly or through the effects of their decisions (['emit', name, …])
+    const onBus = file.startsWith(path.join('daemon', 'model')) ? /(?:\b(?:this|app|inst|instance)\.emit\(|\['emit', )'([^']+)'/g : /\bsupervisor\.(?:emit|on|once)\('([^']+)'/g
     for (const m of text.matchAll(onBus)) found.push({ file, name: m[1] })
     for (const m of text.matchAll(/\bsupervisor\.subscribe\(\{/g)) {
       for (const name of topLevelKeys(text, m.index + m[0].length)) found.push({ file, name })

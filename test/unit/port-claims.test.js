@@ -61,7 +61,7 @@ test('watchListening: the app listens (markListening), or the process is refused
       spec: { killTimeout: 5000 },
       context: { ports },
       app,
-      stopHandle: (h, cause, spec) => calls.stopped.push([cause, spec.killTimeout])
+      refusePort: (h, reason) => calls.stopped.push([h === inst.handle, reason]) // Instance#refusePort: gives up, stops it quickly
     }
     const h = new ProcessHandle({ child: { pid: 100 } })
     inst.handle = h
@@ -75,6 +75,5 @@ test('watchListening: the app listens (markListening), or the process is refused
   theirs.h.emit('listening', { address: '::', port: 3000 })
   assert.equal(calls.listening, 0)
   assert.match(theirs.h.portTaken, /^listened on port 3000, where app "a" listens already \(a\[0\], pid 7\); it was stopped/)
-  assert.equal(theirs.inst.givingUp, 'port taken: port 3000 is app "a"\'s')
-  assert.deepEqual(calls.stopped, [['port taken', 2000]])
+  assert.deepEqual(calls.stopped, [[true, 'port taken: port 3000 is app "a"\'s']])
 })
