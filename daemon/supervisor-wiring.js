@@ -25,7 +25,10 @@ function wireEvents (supervisor) {
     restart: (r) => {
       supervisor.logger?.info({ event: 'restart', app: r.name, id: r.id, instance: r.instance, reason: r.reason }, `${r.name}[${r.instance}] restart: ${r.reason}`)
     },
-    removed: (inst) => supervisor.metrics?.untrack(inst.id)
+    removed: (inst) => {
+      supervisor.metrics?.untrack(inst.id)
+      supervisor.pm2Io.delete(inst.id)
+    }
   })
 }
 
@@ -37,12 +40,12 @@ function wire (supervisor, instance, handle) {
     stdout: handle.stdout,
     stderr: handle.stderr
   })
-  instance.pm2Io = null // @pm2/io metrics of this process (daemon/pm2-io.js)
+  supervisor.pm2Io.delete(instance.id) // @pm2/io metrics of the slot's current process (daemon/pm2-io.js)
   handle.on('message', (msg) => {
     if (instance.handle !== handle) return
     if (supervisor.metrics?.onAgentMessage(instance.id, msg)) return
     const custom = pm2IoMetrics(msg)
-    if (custom) instance.pm2Io = custom
+    if (custom) supervisor.pm2Io.set(instance.id, custom)
   })
   supervisor.emit('change')
 }

@@ -38,6 +38,7 @@ class Supervisor extends EventBus {
     this.metrics = metrics
     this.logger = logger
     this.apps = new Map() // name → App
+    this.pm2Io = new Map() // id → the @pm2/io metrics its process last sent (supervisor-wiring.js)
     this.renaming = new Map() // new name → { from, spec, listens, slots, done } of a rename under way (rename.js)
     this.ids = new Ids()
     this.deleteWaits = new DeleteWaits(() => this.refuseWhenClosing())

@@ -48,6 +48,7 @@ class App {
     this.#context = context
     this.#lane = new OpLane(spec.name)
     this.#desiredSpec = spec
+    Object.preventExtensions(this) // nothing outside hangs its own fields on an app
   }
 
   get name () { return this.#name }

@@ -42,6 +42,7 @@ class Instance {
   constructor ({ id = null, app, index, context }) {
     this.#s = initialState({ app, index, context })
     this.#s.id = context.ids ? context.ids.take(this, id) : id
+    Object.preventExtensions(this) // nothing outside hangs its own fields on a slot
   }
 
   static {
