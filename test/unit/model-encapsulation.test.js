@@ -1,6 +1,6 @@
 'use strict'
 
-// The model keeps its own state (docs/architecture.md, "The model"): Instance, App and
+// The model keeps its own state (docs/architecture.md, "One owner per app"): Instance, App and
 // ProcessHandle hold their fields privately, and the rooms around them only read. Two checks: a
 // scan of the code for an assignment to one of their fields outside the class that owns it, and
 // the real objects, which refuse a write (getters only, no field added).
