@@ -95,3 +95,15 @@ test('the real objects refuse a write: getters only, no field added; view() is a
   assert.throws(() => { view.status = 'stopped' }, TypeError)
   assert.equal(inst.status, 'online')
 })
+
+test('no module-level mutable state in the model or the launchers (what a daemon shares lives in its objects)', () => {
+  const found = []
+  for (const file of [...jsFiles('daemon/model'), ...jsFiles('daemon/launchers')]) {
+    const lines = fs.readFileSync(path.join(root, file), 'utf8').split('\n')
+    lines.forEach((line, n) => {
+      // top-level `let`/`var`, or a top-level collection or object made empty to be filled later
+      if (/^(?:let|var) /.test(line) || /^const \w+ = (?:new (?:Map|Set|WeakMap|WeakSet|\w+)\(\)|\[\]|\{\})/.test(line)) found.push(`${file}:${n + 1}: ${line}`)
+    })
+  }
+  assert.deepEqual(found, [])
+})
