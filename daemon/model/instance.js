@@ -59,7 +59,7 @@ class Instance {
 
   #apply (effects) {
     for (const [kind, a, b] of effects) {
-      if (kind === 'set') Object.assign(this.#s, a)
+      if (kind === 'set') this.#set(a)
       else if (kind === 'status') this.setStatus(a, b)
       else if (kind === 'emit') this.emit(a, b)
       else if (kind === 'intent') this.setIntent(a)
@@ -72,6 +72,11 @@ class Instance {
       else if (kind === 'noteRestart') this.noteRestart(a)
       else throw new TypeError(`unknown effect ${kind}`)
     }
+  }
+
+  #set (fields) {
+    for (const key of Object.keys(fields)) if (!Object.hasOwn(this.#s, key)) throw new TypeError(`an Instance has no field ${key}`)
+    Object.assign(this.#s, fields)
   }
 
   #setRestartTimer (timer) {
@@ -111,8 +116,7 @@ class Instance {
     this.#apply([['set', { finished: true, endedItself: true, lastExit: { code: 0, signal: null, at: null, uptime: 0, reason: 'finished before the daemon restarted' } }]])
   }
 
-  // Every live OS process of this slot.
-  processes () {
+  processes () { // every live OS process of this slot
     return [this.#s.handle, this.#s.spare, ...this.#retiring].filter((h) => h && !h.exited)
   }
 
