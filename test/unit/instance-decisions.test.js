@@ -8,6 +8,7 @@ const assert = require('node:assert/strict')
 const { decideExit, exitEvent } = require('../../daemon/model/instance-exit')
 const { decideIntent, intentSignalOf } = require('../../daemon/model/instance-intent')
 const { decideReadiness, decideLaunchReady, readinessWait } = require('../../daemon/model/instance-readiness')
+const { payloadProblems } = require('../../daemon/events')
 const { decideSpareForked, decideSpareFailed, decideSpareReady } = require('../../daemon/model/instance-replace')
 
 const clock = { now: 10_000, wall: 1_700_000_000_000 }
@@ -111,6 +112,7 @@ test('readiness: a changed verdict on the current process is recorded and said; 
   const effects = decideReadiness(s, { handle: s.handle, ready: false, reason: 'HTTP 503' }, clock)
   assert.deepEqual(effects[0], ['set', { readiness: { ready: false, reason: 'HTTP 503', since: clock.wall } }])
   assert.deepEqual(kinds(effects), ['set', 'emit readiness', 'emit change'])
+  assert.deepEqual(payloadProblems('readiness', effects[1][2], s.instance), [], 'the catalogue\'s shape (daemon/events.js)')
   assert.deepEqual(decideReadiness(s, { handle: s.handle, ready: true }, clock), [], 'ready is what it was')
   assert.deepEqual(decideReadiness(s, { handle: handle(), ready: false }, clock), [], 'not the current process')
   const launching = state({ status: 'launching' })
@@ -128,6 +130,7 @@ test('replace: the spare is shown, dropped on failure (said unless cancelled), a
   const failed = decideSpareFailed(withSpare, { spare, oldPid: 42, cancelled: false, cause: 'reload', message: 'exited' })
   assert.deepEqual(kinds(failed), ['set', 'emit replace-failed'])
   assert.deepEqual(failed[1][2], { id: 3, name: 'api', instance: 1, pid: 50, oldPid: 42, cause: 'reload', reason: 'exited' })
+  assert.deepEqual(payloadProblems('replace-failed', failed[1][2], withSpare.instance), [], 'the catalogue\'s shape (daemon/events.js)')
   assert.deepEqual(decideSpareFailed(withSpare, { spare, oldPid: 42, cancelled: true }), [['set', { spare: null }]])
   const { effects, previous } = decideSpareReady(withSpare, { spare, reason: 'reload' }, clock)
   assert.equal(previous, withSpare.handle)
