@@ -156,14 +156,14 @@ function untilSettled (supervisor, name, signal, dependent) {
 }
 
 // One 'change' listener per supervisor for every start waiting on a dependency, however many.
-const waiting = new WeakMap() // supervisor → { checks: Set, listener }
+const waiting = new WeakMap() // supervisor → { checks: Set, dispose }
 
 function watch (supervisor, check) {
   let entry = waiting.get(supervisor)
   if (!entry) {
-    entry = { checks: new Set(), listener: () => { for (const c of [...entry.checks]) c() } }
+    entry = { checks: new Set(), dispose: null }
+    entry.dispose = supervisor.subscribe({ change: () => { for (const c of [...entry.checks]) c() } })
     waiting.set(supervisor, entry)
-    supervisor.on('change', entry.listener)
   }
   entry.checks.add(check)
 }
@@ -173,7 +173,7 @@ function unwatch (supervisor, check) {
   if (!entry) return
   entry.checks.delete(check)
   if (entry.checks.size) return
-  supervisor.off('change', entry.listener)
+  entry.dispose()
   waiting.delete(supervisor)
 }
 

@@ -28,7 +28,6 @@ async function main (options = {}) {
   ensurePrivateDir(paths.logsDir)
   // as PM2: each process's pid in XPM_HOME/pids/<name>-<instance>.pid unless the app names a pid_file
   ensurePrivateDir(paths.pidsDir)
-  require('./launchers/app-options').setPidsDir(paths.pidsDir)
   const journalDir = require('node:path').join(paths.home, 'journal')
   ensurePrivateDir(journalDir)
 
@@ -53,7 +52,7 @@ async function main (options = {}) {
   const metrics = createMetrics({})
   const prober = createProber()
   const otelEnv = require('../lib/shared/otel/settings').otelVariables(daemonEnv)
-  const supervisor = new Supervisor({ logSink, metrics, logger, prober, otelEnv })
+  const supervisor = new Supervisor({ pidsDir: paths.pidsDir, logSink, metrics, logger, prober, otelEnv })
   // OpenTelemetry export of the apps' figures and lines: loaded only once an app has `otel` on
   const otel = require('./otel-switch').createOtelSwitch({ supervisor, metrics, logSink, logger, otelEnv })
   const policies = createPolicies({ supervisor, metrics, logger, home: paths.home })

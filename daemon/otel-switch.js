@@ -30,7 +30,7 @@ function createOtelSwitch ({ supervisor, metrics, logSink, logger, otelEnv }) {
     }
     exporter.sync()
   }
-  supervisor.on('change', sync)
+  const dispose = supervisor.subscribe({ change: sync })
   return {
     get loaded () { return exporter !== null },
     // [{ app, signal, exported, dropped }] of every app the daemon exports for (/metrics)
@@ -44,7 +44,7 @@ function createOtelSwitch ({ supervisor, metrics, logSink, logger, otelEnv }) {
     // the last figures and lines go out, but a collector that does not answer holds the
     // daemon's exit back CLOSE_MS at most
     async close () {
-      supervisor.off('change', sync)
+      dispose()
       if (!exporter) return
       let timer
       await Promise.race([exporter.close(), new Promise((resolve) => { timer = setTimeout(resolve, CLOSE_MS) })])

@@ -23,8 +23,8 @@ function showRows (supervisor, target, { fields = null } = {}) {
     history: supervisor.metrics && history ? supervisor.metrics.history(inst.id) : [],
     // the environment the process gets (`xpm env <id>`), only when asked for by name
     ...(fields?.includes('env') ? { env: inst.env() } : {}),
-    ...(fields?.includes('pm2Io') ? { pm2Io: inst.pm2Io ?? null } : {}), // @pm2/io metrics (daemon/pm2-io.js)
-    ...(fields?.includes('pidFile') ? { pidFile: pidFilePath(inst.spec, inst.index) } : {})
+    ...(fields?.includes('pm2Io') ? { pm2Io: supervisor.pm2Io.get(inst.id) ?? null } : {}), // @pm2/io metrics (daemon/pm2-io.js)
+    ...(fields?.includes('pidFile') ? { pidFile: pidFilePath(inst.spec, inst.index, supervisor.pidsDir) } : {})
   }))
   return fields ? rows.map(projector(fields)) : rows
 }

@@ -6,25 +6,30 @@ const { pm2IoMetrics } = require('./pm2-io')
 // new process (in the tick it was forked), a 'change' for every status and intent change, and
 // ids given back once a removed instance's processes are gone.
 function wireEvents (supervisor) {
-  supervisor.on('status', (change, instance) => {
-    supervisor.logger?.info({ event: 'status', app: change.name, id: change.id, processPid: change.pid, from: change.from, to: change.to, exit: change.exit, reason: change.reason, delay: change.delay }, `${change.name}[${instance?.index}] ${change.from} → ${change.to}`)
-    supervisor.ids.check()
-    supervisor.emit('change')
+  return supervisor.subscribe({
+    status: (change, instance) => {
+      supervisor.logger?.info({ event: 'status', app: change.name, id: change.id, processPid: change.pid, from: change.from, to: change.to, exit: change.exit, reason: change.reason, delay: change.delay }, `${change.name}[${instance?.index}] ${change.from} → ${change.to}`)
+      supervisor.ids.check()
+      supervisor.emit('change')
+    },
+    intent: () => supervisor.emit('change'),
+    change: () => supervisor.ids.check(),
+    forked: ({ instance, handle }) => supervisor.wire(instance, handle),
+    unforked: ({ instance, current }) => { if (current) supervisor.metrics?.untrack(instance.id) },
+    // A memory limit needs a sample every second; the agent (if any) is told its report schedule.
+    process: (handle, instance) => {
+      // the watchdog (max_event_loop_delay, max_heap) needs a report every second, always
+      const steady = Boolean(instance.spec.maxEventLoopDelay || instance.spec.maxHeap)
+      if (handle.pid) supervisor.metrics?.track(instance.id, handle.pid, { limited: Boolean(instance.spec.maxMemoryRestart), send: handle.reportsBoot ? (msg) => handle.send(msg) : null, steady })
+    },
+    restart: (r) => {
+      supervisor.logger?.info({ event: 'restart', app: r.name, id: r.id, instance: r.instance, reason: r.reason }, `${r.name}[${r.instance}] restart: ${r.reason}`)
+    },
+    removed: (inst) => {
+      supervisor.metrics?.untrack(inst.id)
+      supervisor.pm2Io.delete(inst.id)
+    }
   })
-  supervisor.on('intent', () => supervisor.emit('change'))
-  supervisor.on('change', () => supervisor.ids.check())
-  supervisor.on('forked', ({ instance, handle }) => supervisor.wire(instance, handle))
-  supervisor.on('unforked', ({ instance, current }) => { if (current) supervisor.metrics?.untrack(instance.id) })
-  // A memory limit needs a sample every second; the agent (if any) is told its report schedule.
-  supervisor.on('process', (handle, instance) => {
-    // the watchdog (max_event_loop_delay, max_heap) needs a report every second, always
-    const steady = Boolean(instance.spec.maxEventLoopDelay || instance.spec.maxHeap)
-    if (handle.pid) supervisor.metrics?.track(instance.id, handle.pid, { limited: Boolean(instance.spec.maxMemoryRestart), send: handle.reportsBoot ? (msg) => handle.send(msg) : null, steady })
-  })
-  supervisor.on('restart', (r) => {
-    supervisor.logger?.info({ event: 'restart', app: r.name, id: r.id, instance: r.instance, reason: r.reason }, `${r.name}[${r.instance}] restart: ${r.reason}`)
-  })
-  supervisor.on('removed', (inst) => supervisor.metrics?.untrack(inst.id))
 }
 
 // Logs and metrics of a freshly forked process (same tick as the fork).
@@ -35,12 +40,12 @@ function wire (supervisor, instance, handle) {
     stdout: handle.stdout,
     stderr: handle.stderr
   })
-  instance.pm2Io = null // @pm2/io metrics of this process (daemon/pm2-io.js)
+  supervisor.pm2Io.delete(instance.id) // @pm2/io metrics of the slot's current process (daemon/pm2-io.js)
   handle.on('message', (msg) => {
     if (instance.handle !== handle) return
     if (supervisor.metrics?.onAgentMessage(instance.id, msg)) return
     const custom = pm2IoMetrics(msg)
-    if (custom) instance.pm2Io = custom
+    if (custom) supervisor.pm2Io.set(instance.id, custom)
   })
   supervisor.emit('change')
 }

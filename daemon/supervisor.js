@@ -7,8 +7,9 @@ const { refuseModeChangeOnReload } = require('./model/listen-mode')
 const { PortClaims } = require('./model/port-claims')
 const { Ids } = require('./model/ids')
 const { ForkPacer } = require('./model/fork-pacer')
+const { TurnBudget } = require('../lib/shared/turn-budget')
 const { DeleteWaits } = require('./delete-waits')
-const { launcherFor } = require('./launchers')
+const { createLaunchers } = require('./launchers')
 const { waitForDependencies, inReverseDependencyOrder, chainDepth, refuseCycles, dependencyState } = require('./dependencies')
 const { instancesOfTarget, appNamed } = require('./targets')
 const { lastErrorLines } = require('./logs/last-error-lines')
@@ -23,20 +24,21 @@ const { renameApp, renameUnderWay } = require('./rename')
 // app's own operations one after another, see model/op-lane.js). This file never writes an
 // app's or an instance's fields; it only adds and forgets apps.
 //
-// Events: 'status' and 'restart' (from instances), 'change' (anything a snapshot shows),
-// 'command' ({ type: 'stop', instances }, for the policies), 'added'/'removed' (an instance
-// joined/left an app), 'forked' ({ instance, handle }: a new OS process, adopted in the tick it
-// was forked); for the journal and the hooks: 'exit', 'replace-failed', 'readiness'.
-// Observers take them with subscribe(handlers) → dispose (daemon/event-bus.js). The registry's
-// own listeners: supervisor-wiring.js; the rows of list and show: projection.js.
+// Events: the registry is the model's event bus; daemon/events.js lists every event it carries
+// (15), the shape of each payload, who emits it and who listens. Observers take them with
+// subscribe(handlers) → dispose (daemon/event-bus.js). The registry's own listeners:
+// supervisor-wiring.js; the rows of list and show: projection.js.
 class Supervisor extends EventBus {
-  constructor ({ launcher = launcherFor, logSink = null, metrics = null, logger = null, prober = null, otelEnv = {} } = {}) {
+  // pidsDir: XPM_HOME/pids, where processes without a pid_file get theirs (as PM2), or null
+  constructor ({ launcher = null, pidsDir = null, logSink = null, metrics = null, logger = null, prober = null, otelEnv = {} } = {}) {
     super()
-    this.launcherFor = launcher
+    this.launcherFor = launcher ?? createLaunchers({ pidsDir })
+    this.pidsDir = pidsDir
     this.logSink = logSink
     this.metrics = metrics
     this.logger = logger
     this.apps = new Map() // name → App
+    this.pm2Io = new Map() // id → the @pm2/io metrics its process last sent (supervisor-wiring.js)
     this.renaming = new Map() // new name → { from, spec, listens, slots, done } of a rename under way (rename.js)
     this.ids = new Ids()
     this.deleteWaits = new DeleteWaits(() => this.refuseWhenClosing())
@@ -49,6 +51,7 @@ class Supervisor extends EventBus {
       otelEnv, // the OTEL_* variables of the daemon's own environment (docs/otel.md)
       prober, // runs readiness probes for the instances' start-up gate (daemon/health)
       forkPacer: new ForkPacer(),
+      signalTurns: new TurnBudget(), // a stop of many processes signals them over several turns (model/stop-process.js)
       ports: new PortClaims(), // which app listens where: a second app on a port is refused
       closing: () => this.closing,
       forget: (app) => this.forget(app),
@@ -254,7 +257,7 @@ class Supervisor extends EventBus {
     const failed = results.filter((r) => r.failed)
     if (failed.length) {
       const f = failed[0].failed
-      // the label once; whether anything still serves depends on the mode (daemon/model/reload.js)
+      // the label once; whether anything still serves depends on the mode (model/reload.js)
       const now = f.serving ? 'the old worker keeps serving' : `${f.label} is ${f.status}${f.status === 'waiting restart' ? ' (xpm keeps restarting it)' : ''}, not serving`
       throw new XpmError('XPM_ERR_RELOAD_FAILED',
         `Reload of ${failed.map((r) => r.name).join(', ')} stopped: ${f.replacement ? 'the replacement of ' : ''}${f.label}${f.pid ? ` (pid ${f.pid})` : ''} ${f.reason}; ${now}`,

@@ -2,7 +2,6 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { liveLaunches } = require('./tree-env')
 
 // What an app's spec asks of its processes beyond running the script, shared by both launchers
 // (PM2's uid/gid, treekill, kill_retry_time, pid_file; docs/migrating-from-pm2.md):
@@ -32,42 +31,39 @@ function commandOptions (spec) {
 
 // As PM2: -<n> before the extension, one instance too (`-p echo.pid` → echo-0.pid); n is the
 // instance number, as in the per-instance log files. Without pid_file, as PM2 does:
-// <pids dir>/<name>-<n>.pid once the daemon has set its pids folder (XPM_HOME/pids).
-let pidsDir = null
-function setPidsDir (dir) {
-  pidsDir = dir
-}
-
-function pidFilePath (spec, index = 0) {
+// <pids dir>/<name>-<n>.pid when the daemon has a pids folder (XPM_HOME/pids).
+function pidFilePath (spec, index = 0, pidsDir = null) {
   if (!spec.pidFile) return pidsDir && spec.name ? path.join(pidsDir, `${spec.name}-${index}.pid`) : null
   const ext = path.extname(spec.pidFile)
   return ext ? `${spec.pidFile.slice(0, -ext.length)}-${index}${ext}` : `${spec.pidFile}-${index}`
 }
 
-// Called by a launcher with the fresh handle (same tick as the fork).
-function applyAppOptions (handle, spec, { index = 0, logger = null } = {}) {
-  if (spec.killSignal) handle.killSignal = spec.killSignal
-  if (Number.isSafeInteger(spec.killTimeout)) handle.killTimeout = spec.killTimeout
-  if (spec.treekill === false) {
-    handle.treekill = false
-    liveLaunches.delete(handle.tag) // nothing sweeps this slot's tree: no need to tell launches apart
-    handle.tag = null // no tree: stopProcess signals and waits for the process alone
-  }
-  if (Number.isSafeInteger(spec.killRetryTime)) handle.pollMs = spec.killRetryTime
-  const file = pidFilePath(spec, index)
-  if (file) {
-    handle.pidFile = file
-    handle.once('online', () => {
-      const pid = handle.pid
-      if (!pid) return
-      // the callback API: at a start of many processes, fs/promises' file handles cost more than the write
-      fs.writeFile(file, `${pid}\n`, (err) => { if (err) logger?.warn?.({ event: 'pid-file', file, err }, `cannot write ${file}: ${err.code || err.message}`) })
-      handle.once('exit', () => {
-        fs.readFile(file, 'utf8', (err, text) => { if (!err && Number(text) === pid) fs.unlink(file, () => {}) })
-      })
+// The handle's part of the spec, given to it at construction (launchers/handle.js).
+function handleOptions (spec, index = 0, pidsDir = null) {
+  const out = {}
+  if (spec.killSignal) out.killSignal = spec.killSignal
+  if (Number.isSafeInteger(spec.killTimeout)) out.killTimeout = spec.killTimeout
+  if (spec.treekill === false) out.treekill = false // no tree (launchEnv gave no tag): the process alone
+  if (Number.isSafeInteger(spec.killRetryTime)) out.pollMs = spec.killRetryTime
+  const file = pidFilePath(spec, index, pidsDir)
+  if (file) out.pidFile = file
+  return out
+}
+
+// Called by a launcher with the fresh handle (same tick as the fork): its pid file.
+function writePidFile (handle, { logger = null } = {}) {
+  const file = handle.pidFile
+  if (!file) return handle
+  handle.once('online', () => {
+    const pid = handle.pid
+    if (!pid) return
+    // the callback API: at a start of many processes, fs/promises' file handles cost more than the write
+    fs.writeFile(file, `${pid}\n`, (err) => { if (err) logger?.warn?.({ event: 'pid-file', file, err }, `cannot write ${file}: ${err.code || err.message}`) })
+    handle.once('exit', () => {
+      fs.readFile(file, 'utf8', (err, text) => { if (!err && Number(text) === pid) fs.unlink(file, () => {}) })
     })
-  }
+  })
   return handle
 }
 
-module.exports = { idOptions, commandOptions, pidFilePath, setPidsDir, applyAppOptions }
+module.exports = { idOptions, commandOptions, pidFilePath, handleOptions, writePidFile }

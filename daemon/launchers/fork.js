@@ -4,7 +4,7 @@ const childProcess = require('node:child_process')
 const { ProcessHandle } = require('./handle')
 const { nodeExecArgv, hasAgent } = require('./agent-args')
 const { launchEnv } = require('./tree-env')
-const { idOptions, applyAppOptions } = require('./app-options')
+const { idOptions, handleOptions, writePidFile } = require('./app-options')
 const { isNodeRuntime } = require('../../lib/shared/config/script')
 const { drainMessage, untilDrained } = require('./drain')
 
@@ -37,9 +37,9 @@ class ForkHandle extends ProcessHandle {
 
 // Fork mode: child_process.fork for Node scripts (IPC for the agent and `ready`), on the Node
 // that runs xpm or the one the app names (interpreter: '/opt/node18/bin/node'); spawn for any
-// other interpreter or an executable.
-function launchForkProcess (spec, appEnv, { index = 0 } = {}) {
-  const { env, tag, tree } = launchEnv(spec, appEnv, index)
+// other interpreter or an executable. shared: what the launchers of one daemon share (index.js).
+function launchForkProcess (spec, appEnv, { index = 0 } = {}, shared) {
+  const { env, tag, tree } = launchEnv(spec, appEnv, index, shared)
   const options = { cwd: spec.cwd, env, detached: true, ...idOptions(spec) }
   const node = isNodeRuntime(spec.interpreter)
   let child
@@ -56,28 +56,17 @@ function launchForkProcess (spec, appEnv, { index = 0 } = {}) {
       : [spec.interpreter, [...(spec.nodeArgs || []), spec.script, ...(spec.args || [])]]
     child = childProcess.spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] })
   }
-  const handle = new ForkHandle({ child })
-  handle.reportsBoot = node && hasAgent(env)
-  handle.groupLeader = true
-  handle.tag = tag
-  handle.treeTag = tree
-  handle.group = child.pid || 0 // detached: the child calls setsid(), leading group = its pid
-  child.once('spawn', () => {
-    handle.pid = child.pid
-    handle.group = child.pid
-    handle.markOnline()
-  })
+  // detached: the child calls setsid(), leading group = its pid
+  const handle = new ForkHandle({ child, tag, treeTag: tree, reportsBoot: node && hasAgent(env), group: child.pid || 0, groupLeader: true, launches: shared.launches, options: handleOptions(spec, index, shared.pidsDir) })
+  child.once('spawn', () => handle.markSpawned())
   child.on('message', (msg) => handle.received(msg))
   child.on('disconnect', () => handle.emit('disconnect'))
   child.on('error', (err) => {
     // spawn failures (ENOENT, EACCES) arrive here instead of an exit event
-    if (child.pid === undefined) {
-      handle.spawnError = err
-      handle.markExited(null, null)
-    }
+    if (child.pid === undefined) handle.markSpawnFailed(err)
   })
   child.on('exit', (code, signal) => handle.markExited(code, signal))
-  return applyAppOptions(handle, spec, { index })
+  return writePidFile(handle)
 }
 
 // Fork-mode processes cannot share a port, so a reload is a restart, one instance at a time.

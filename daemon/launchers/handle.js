@@ -3,7 +3,7 @@
 const { EventEmitter } = require('node:events')
 const { ProcessTree } = require('./process-tree')
 const { endTagged } = require('../../lib/shared/tag-scan')
-const { liveLaunches } = require('./tree-env')
+const { performance } = require('node:perf_hooks')
 
 // One running OS process, whatever launched it. Callers never ask which mode it is: each
 // launcher's subclass knows how to signal, release and stop its kind of process. Emits:
@@ -17,45 +17,114 @@ const { liveLaunches } = require('./tree-env')
 //   'leftovers' ({ signalled, killed, survived }) after an exit xpm did not ask for (a crash, an
 //                            exit 0 of a self-daemonizing app), once the processes it left behind
 //                            (its launch's tag) were ended; only when there were any
+//
+// Its state is its own (#private): the launcher gives what it knows at construction, the model
+// says what it did to the process through the mark and note methods below; everyone reads.
 class ProcessHandle extends EventEmitter {
-  constructor ({ child }) {
+  #child
+  #pid
+  #isOnline = false
+  #reportsBoot // the agent runs inside and will say when the app's entry has run
+  #isBooted = false
+  #exited = false
+  #exitInfo = null
+  #spawnError = null
+  #tag // XPM_LAUNCH=<tag> in the process's environment; null: no tree is tracked (treekill: false)
+  #treeTag // and XPM_TREE=<treeTag>, the instance's (lib/shared/tree-tag.js)
+  #launches // the launches of this daemon whose process has not exited (launchers/tree-env.js)
+  #group // the process group the process leads (fork mode), 0 when it has none
+  #groupLeader
+  #options // the app's kill_signal, kill_timeout, treekill, kill_retry_time, pid_file (app-options.js)
+  #stopRequested = false // a stop (stop-process.js) owns the end of the tree
+  #sweep = null // the end of what an exit left behind, while it runs (a promise)
+  #forkedAt = performance.now()
+  // what the model did to it, for its exit event (model/instance-exit.js)
+  #stopCause = null
+  #signalSent = null
+  #notReady = null
+  #portTaken = null
+  #isSpare = false
+
+  constructor ({ child, tag = null, treeTag = null, reportsBoot = false, group = 0, groupLeader = false, launches = null, options = {} }) {
     super()
-    this.child = child
-    this.pid = child.pid
-    this.isOnline = false
-    this.reportsBoot = false // the agent runs inside and will say when the app's entry has run
-    this.isBooted = false
-    this.exited = false
-    this.exitInfo = null
-    this.spawnError = null
-    this.stdout = child.stdout
-    this.stderr = child.stderr
-    this.tag = null // set by the launcher: XPM_LAUNCH=<tag> in the process's environment
-    this.treeTag = null // and XPM_TREE=<treeTag>, the instance's (lib/shared/tree-tag.js)
-    this.killSignal = 'SIGINT' // the app's kill_signal and kill_timeout (app-options.js)
-    this.killTimeout = 5000
-    this.stopRequested = false // a stop (stop-process.js) owns the end of the tree
-    this.sweep = null // the end of what an exit left behind, while it runs (a promise)
-    this.group = 0 // the process group the process leads (fork mode), 0 when it has none
+    this.#child = child
+    this.#pid = child.pid
+    this.#tag = tag
+    this.#treeTag = treeTag
+    this.#reportsBoot = reportsBoot
+    this.#group = group
+    this.#groupLeader = groupLeader
+    this.#launches = launches
+    this.#options = { killSignal: 'SIGINT', killTimeout: 5000, treekill: true, pollMs: null, pidFile: null, ...options }
+  }
+
+  get child () { return this.#child }
+  get pid () { return this.#pid }
+  get stdout () { return this.#child.stdout }
+  get stderr () { return this.#child.stderr }
+  get isOnline () { return this.#isOnline }
+  get reportsBoot () { return this.#reportsBoot }
+  get isBooted () { return this.#isBooted }
+  get exited () { return this.#exited }
+  get exitInfo () { return this.#exitInfo }
+  get spawnError () { return this.#spawnError }
+  get tag () { return this.#tag }
+  get treeTag () { return this.#treeTag }
+  get group () { return this.#group }
+  get groupLeader () { return this.#groupLeader }
+  get killSignal () { return this.#options.killSignal }
+  get killTimeout () { return this.#options.killTimeout }
+  get treekill () { return this.#options.treekill }
+  get pollMs () { return this.#options.pollMs }
+  get pidFile () { return this.#options.pidFile }
+  get stopRequested () { return this.#stopRequested }
+  get sweep () { return this.#sweep }
+  get forkedAt () { return this.#forkedAt }
+  get stopCause () { return this.#stopCause }
+  get signalSent () { return this.#signalSent }
+  get notReady () { return this.#notReady }
+  get portTaken () { return this.#portTaken }
+  get isSpare () { return this.#isSpare }
+
+  // ---- what the model says it did (model/instance.js, stop-process.js, port-claims.js) -------
+  noteStopCause (cause) { this.#stopCause ??= cause } // the first reason a stop was asked for
+  noteSignalSent (name) { this.#signalSent = name } // `xpm sendSignal`
+  markStopRequested () { this.#stopRequested = true }
+  markNotReady (reason) { this.#notReady = reason } // stopped: not ready within listen_timeout
+  markPortTaken (reason) { this.#portTaken = reason } // stopped: another app listens on its port
+  markSpare (spare) { this.#isSpare = spare } // a reload's replacement, until it takes the slot
+
+  // ---- what the launcher says ---------------------------------------------------------------
+  // The OS process exists (fork mode: child_process's 'spawn'); it leads its group when detached.
+  markSpawned () {
+    this.#pid = this.#child.pid
+    if (this.#groupLeader) this.#group = this.#child.pid
+    this.markOnline()
+  }
+
+  // It never started (ENOENT, EACCES): an exit without a code.
+  markSpawnFailed (err) {
+    this.#spawnError = err
+    this.markExited(null, null)
   }
 
   // Whether readiness can be told by a `listening` event (else: online plus a settle).
   get announcesListening () { return false }
 
   get hasIpc () {
-    return typeof this.child.send === 'function' && this.child.connected
+    return typeof this.#child.send === 'function' && this.#child.connected
   }
 
   markOnline () {
-    if (this.isOnline || this.exited) return
-    this.isOnline = true
+    if (this.#isOnline || this.#exited) return
+    this.#isOnline = true
     this.emit('online')
     if (!this.reportsBoot) this.markBooted()
   }
 
   markBooted () {
-    if (this.isBooted || this.exited) return
-    this.isBooted = true
+    if (this.#isBooted || this.#exited) return
+    this.#isBooted = true
     this.emit('booted')
   }
 
@@ -66,10 +135,10 @@ class ProcessHandle extends EventEmitter {
   }
 
   markExited (code, signal) {
-    if (this.exited) return
-    this.exited = true
-    this.exitInfo = { code, signal }
-    if (this.tag) liveLaunches.delete(this.tag)
+    if (this.#exited) return
+    this.#exited = true
+    this.#exitInfo = { code, signal }
+    if (this.tag) this.#launches?.delete(this.tag)
     this.sweepLeftovers()
     this.emit('exit', this.exitInfo)
   }
@@ -83,7 +152,7 @@ class ProcessHandle extends EventEmitter {
     if (!this.tag || this.stopRequested || this.sweep) return this.sweep
     const query = this.treeTag ? { tree: this.treeTag } : { launch: this.tag }
     const sweep = endTagged(query, {
-      filter: (p) => !p.untracked && (p.launch === this.tag || !liveLaunches.has(p.launch)),
+      filter: (p) => !p.untracked && (p.launch === this.tag || !this.#launches?.has(p.launch)),
       killSignal: this.killSignal,
       killTimeout: this.killTimeout,
       ...(this.pollMs ? { pollMs: this.pollMs } : {})
@@ -92,15 +161,15 @@ class ProcessHandle extends EventEmitter {
         if (report.signalled.length) this.emit('leftovers', report)
         return report
       }, () => null)
-      .finally(() => { if (this.sweep === sweep) this.sweep = null })
-    this.sweep = sweep
+      .finally(() => { if (this.#sweep === sweep) this.#sweep = null })
+    this.#sweep = sweep
     return sweep
   }
 
   send (message) {
     if (!this.hasIpc) return false
     try {
-      return this.child.send(message)
+      return this.#child.send(message)
     } catch {
       return false
     }

@@ -10,8 +10,8 @@ const { planScale, scaleTarget, parseScaleChange } = require('./scale')
 // launches them. `spec`: a new spec, which becomes desiredSpec; the live spec takes it when the
 // app's next operation runs (App#adoptSpec). `retired` settles once the removed ones are gone.
 function reshape (app, { spec = null, count = spec.instances, wantAdded = false }) {
-  if (spec) app.desiredSpec = spec
-  if (app.desiredSpec.instances !== count) app.desiredSpec = { ...app.desiredSpec, instances: count }
+  if (spec) app.desire(spec)
+  if (app.desiredSpec.instances !== count) app.desire({ ...app.desiredSpec, instances: count })
   const plan = planScale(app.kept.map((i) => i.index), count)
   const removed = app.kept.filter((i) => plan.remove.includes(i.index))
   app.want(removed, false, { by: 'scale', removing: true })
@@ -19,7 +19,7 @@ function reshape (app, { spec = null, count = spec.instances, wantAdded = false 
   if (wantAdded) app.want(added, true)
   const retired = removed.length ? app.retire(removed) : Promise.resolve()
   retired.catch(() => {})
-  app.emit('intent', { app: app.name }) // saved at once (persistence/state-keeper.js)
+  app.emit('intent', { name: app.name, id: null, instance: null, wanted: null }) // saved at once (persistence/state-keeper.js)
   return { added, removed, retired }
 }
 

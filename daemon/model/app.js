@@ -14,7 +14,8 @@ const { shuttingDown } = require('../phase')
 
 // One app: its spec, its instances and the queue of operations on them. Every command that
 // changes the app goes through run() (see overlap-rules.js for how commands overlap); only this
-// class writes `spec`, `instances` and `listens`, and only Instance writes an instance's fields.
+// class writes its fields (#private: everyone reads them through getters), and only Instance
+// writes an instance's.
 class App {
   // context, from the registry (daemon/supervisor.js), shared by its instances:
   //   events          the model's event bus (observers subscribe there)
@@ -27,19 +28,42 @@ class App {
   //   untilDependencies(app, signal)  null, or for an app held back by a failed dependency
   //                   (daemon/dependencies.js), resolves once they are ready, or rejects
   //   lastErrorLines  instance → its last stderr lines (daemon/logs), for a failed start's reply
+  #name
+  #spec
+  #listens
+  #instances = Object.freeze([]) // replaced, never changed in place
+  #context
+  #lane
+  // The app's part of the intent: `deleting` once a delete of the whole app is accepted (it is
+  // no longer defined, even while its processes stop), `desiredSpec` the spec the last accepted
+  // command asked for (the operations apply it to `spec` in turn). Instances hold their own.
+  #deleting = false
+  #deleted = false
+  #desiredSpec
+
   constructor ({ spec, listens = false, context }) {
-    this.name = spec.name
-    this.spec = spec
-    this.listens = listens
-    this.instances = []
-    this.context = context
-    this.lane = new OpLane(spec.name)
-    // The app's part of the intent: `deleting` once a delete of the whole app is accepted (it is
-    // no longer defined, even while its processes stop), `desiredSpec` the spec the last accepted
-    // command asked for (the operations apply it to `spec` in turn). Instances hold their own.
-    this.deleting = false
-    this.deleted = false
-    this.desiredSpec = spec
+    this.#name = spec.name
+    this.#spec = spec
+    this.#listens = listens
+    this.#context = context
+    this.#lane = new OpLane(spec.name)
+    this.#desiredSpec = spec
+    Object.preventExtensions(this) // nothing outside hangs its own fields on an app
+  }
+
+  get name () { return this.#name }
+  get spec () { return this.#spec }
+  get listens () { return this.#listens }
+  get instances () { return this.#instances }
+  get context () { return this.#context }
+  get lane () { return this.#lane }
+  get deleting () { return this.#deleting }
+  get deleted () { return this.#deleted }
+  get desiredSpec () { return this.#desiredSpec }
+
+  // A command was accepted with a new spec, or a new count (app-scale.js): the intent's spec.
+  desire (spec) {
+    this.#desiredSpec = spec
   }
 
   // Whether the user wants some instance of this app up (the intent, never a status).
@@ -57,7 +81,7 @@ class App {
   // delete or scale-down accepted) is never wanted up again.
   want (instances, wanted, { by = wanted ? 'start' : 'stop', removing = false } = {}) {
     for (const inst of instances) if (!(wanted && inst.removing)) inst.setIntent({ wanted, removing: removing || inst.removing, by })
-    this.emit('intent', { app: this.name })
+    this.emit('intent', { name: this.name, id: null, instance: null, wanted: null }) // the app's part (its instances emitted theirs)
   }
 
   emit (event, data) { this.context.events.emit(event, data) }
@@ -68,7 +92,7 @@ class App {
 
   markListening () {
     if (this.listens) return
-    this.listens = true
+    this.#listens = true
     this.emit('change')
   }
 
@@ -89,18 +113,16 @@ class App {
 
   addInstances (indexes, ids = []) {
     const added = indexes.map((index, n) => {
-      const instance = new Instance({ id: null, app: this, index, context: this.context })
-      instance.id = this.context.ids.take(instance, ids[n] ?? null)
-      return instance
+      return new Instance({ id: ids[n] ?? null, app: this, index, context: this.context })
     })
-    this.instances = [...this.instances, ...added].sort((a, b) => a.index - b.index)
+    this.#instances = Object.freeze([...this.instances, ...added].sort((a, b) => a.index - b.index))
     for (const inst of added) this.emit('added', inst)
     this.emit('change')
     return added
   }
 
   removeInstances (removed) {
-    this.instances = this.instances.filter((i) => !removed.includes(i))
+    this.#instances = Object.freeze(this.instances.filter((i) => !removed.includes(i)))
     for (const inst of removed) this.context.ids.release(inst) // given back in a microtask (model/ids.js)
     for (const inst of removed) this.emit('removed', inst)
     this.emit('change')
@@ -117,7 +139,7 @@ class App {
   // (a restart with a new spec, then a stop) leaves no other spec behind.
   adoptSpec () {
     if (this.spec === this.desiredSpec) return
-    this.spec = this.desiredSpec
+    this.#spec = this.desiredSpec
     this.emit('change')
   }
 
@@ -165,8 +187,8 @@ class App {
     this.want(instances, false, { by: kind })
     // as PM2: stopping the whole app turns its watch off until `restart --watch` or its file
     if (kind === 'stop' && this.spec.watch && !this.isPart(instances)) {
-      this.spec = { ...this.spec, watch: false }
-      this.desiredSpec = { ...this.desiredSpec, watch: false }
+      this.#spec = { ...this.spec, watch: false }
+      this.#desiredSpec = { ...this.desiredSpec, watch: false }
     }
     this.emit('command', { type: 'stop', instances }) // policies: a user stop also stops watch and cron
     const stopAll = async () => {
@@ -245,20 +267,20 @@ class App {
   // cancelled.
   delete (instances = this.instances, { after = null } = {}) {
     const whole = !this.isPart(instances)
-    if (whole) this.deleting = true
+    if (whole) this.#deleting = true
     this.want(instances, false, { by: 'delete', removing: true })
     this.emit('command', { type: 'stop', instances })
     const remove = async () => {
       if (after) await after // see stop()
       await this.retire(instances, 'delete')
       if (!this.instances.length) {
-        this.deleted = true
+        this.#deleted = true
         await this.context.forget?.(this)
       }
       return { ids: instances.map((i) => i.id), deleted: this.deleted }
     }
     const deleting = whole ? this.run('delete', remove) : this.lane.runBeside('delete', remove)
-    deleting.finally(() => { if (!this.deleted) this.deleting = false }).catch(() => {})
+    deleting.finally(() => { if (!this.deleted) this.#deleting = false }).catch(() => {})
     return deleting
   }
 

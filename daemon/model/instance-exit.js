@@ -1,86 +1,85 @@
 'use strict'
 
-const { performance } = require('node:perf_hooks')
 const { STATUS } = require('./process-state')
 const { decideRestart, policyFromSpec } = require('./restart-policy')
 const { holdUnderWatch } = require('./watch-crash')
 
 // What an exit of one of an Instance's processes means for the slot: a spare or a retiring
 // process only leaves; the current one is restarted (after the restart policy's delay), errored,
-// or stopped for good (its policy keeps it down). Returns { role, next, reason?, delay? } for the
-// 'exit' event. Writes only the instance it is given (model/instance.js calls it).
-function settleExit (inst, handle, exit) {
-  inst.emit('unforked', { instance: inst, handle, current: handle === inst.handle })
-  const role = handle === inst.spare || handle.isSpare ? 'spare' : inst.handle === handle ? 'current' : 'retiring'
-  if (handle === inst.spare) inst.spare = null
-  if (inst.retiring.delete(handle) || inst.handle !== handle) {
-    inst.emit('change')
-    return { role, next: null }
+// or stopped for good (its policy keeps it down). Pure: the slot's state (Instance#state), the
+// exit and the clock ({ now: monotonic ms, wall: Date.now() }) in; out the effects the Instance
+// applies in order (Instance#apply, model/instance.js) and the outcome its 'exit' event carries:
+// { role: 'current' | 'spare' | 'retiring', next: 'restart' | 'errored' | 'stopped' | null,
+//   reason?, delay? }.
+function decideExit (state, { handle, exit }, clock) {
+  const effects = [['emit', 'unforked', { instance: state.instance, handle, current: handle === state.handle }]]
+  const role = handle === state.spare || handle.isSpare ? 'spare' : state.handle === handle ? 'current' : 'retiring'
+  if (handle === state.spare) effects.push(['set', { spare: null }])
+  const wasRetiring = state.retiring.has(handle)
+  if (wasRetiring) effects.push(['unretire', handle])
+  if (wasRetiring || state.handle !== handle) {
+    effects.push(['emit', 'change'])
+    return { effects, outcome: { role, next: null } }
   }
-  const uptime = handle.notReady ? 0 : performance.now() - inst.startedAt
-  inst.lastExit = { code: exit.code, signal: exit.signal, at: Date.now(), uptime: Math.round(performance.now() - inst.startedAt) }
-  inst.onlineSince = 0
-  if (inst.status === STATUS.STOPPING || inst.status === STATUS.STOPPED) return { role, next: null }
-  if (inst.givingUp) {
-    inst.lastExit.reason = inst.givingUp
-    inst.givingUp = null
-    inst.setStatus(STATUS.ERRORED, { exit, reason: inst.lastExit.reason })
-    return { role, next: 'errored', reason: inst.lastExit.reason }
+  const ran = clock.now - state.startedAt
+  const uptime = handle.notReady ? 0 : ran
+  const lastExit = { code: exit.code, signal: exit.signal, at: clock.wall, uptime: Math.round(ran) }
+  const ended = (reason, more = {}) => ['set', { lastExit: reason === undefined ? lastExit : { ...lastExit, reason }, onlineSince: 0, ...more }]
+  if (state.status === STATUS.STOPPING || state.status === STATUS.STOPPED) {
+    effects.push(ended(undefined))
+    return { effects, outcome: { role, next: null } }
   }
-  const decision = holdUnderWatch(inst.spec, decideRestart({
-    policy: policyFromSpec(inst.spec),
+  if (state.givingUp) {
+    const reason = state.givingUp
+    effects.push(ended(reason, { givingUp: null }), ['status', STATUS.ERRORED, { exit, reason }])
+    return { effects, outcome: { role, next: 'errored', reason } }
+  }
+  const decision = holdUnderWatch(state.spec, decideRestart({
+    policy: policyFromSpec(state.spec),
     exit: { ...exit, uptime },
-    crashTimes: inst.crashTimes,
-    unstableRuns: inst.unstableRuns,
-    now: performance.now()
+    crashTimes: state.crashTimes,
+    unstableRuns: state.unstableRuns,
+    now: clock.now
   }))
   const crash = handle.notReady ? 'not ready in time' : exit.signal ? `crash (signal ${exit.signal})` : `crash (exit code ${exit.code})`
-  inst.lastExit.reason = decision.action === 'stopped' && !handle.notReady ? decision.reason : crash
   if (decision.action === 'stopped') {
     // the process ended and its restart policy keeps it down (autorestart: false, a
     // stop_exit_code): the app itself finished, so the intent follows (a recovery must not run
     // a finished job again)
-    inst.setIntent({ wanted: false, by: 'finished' })
-    inst.endedItself = true
-    inst.finished = exit.code === 0 && !exit.signal
-    inst.setStatus(STATUS.STOPPED, { exit, reason: decision.reason })
-    return { role, next: 'stopped', reason: inst.lastExit.reason }
+    const reason = handle.notReady ? crash : decision.reason
+    effects.push(ended(reason), ['intent', { wanted: false, by: 'finished' }],
+      ['set', { endedItself: true, finished: exit.code === 0 && !exit.signal }],
+      ['status', STATUS.STOPPED, { exit, reason: decision.reason }])
+    return { effects, outcome: { role, next: 'stopped', reason } }
   }
-  inst.crashTimes = decision.crashTimes
-  inst.unstableRuns = decision.unstableRuns
+  const counted = { crashTimes: decision.crashTimes, unstableRuns: decision.unstableRuns }
   if (decision.action === 'errored') {
-    inst.lastExit.reason = `${crash}; ${decision.reason}`
-    inst.setStatus(STATUS.ERRORED, { exit, reason: decision.reason })
-    return { role, next: 'errored', reason: inst.lastExit.reason }
+    const reason = `${crash}; ${decision.reason}`
+    effects.push(ended(reason, counted), ['status', STATUS.ERRORED, { exit, reason: decision.reason }])
+    return { effects, outcome: { role, next: 'errored', reason } }
   }
-  inst.lastRestartDelay = decision.delay
-  inst.setStatus(STATUS.WAITING, { exit, delay: decision.delay, reason: crash })
-  inst.restartTimer = setTimeout(() => {
-    inst.restartTimer = null
-    if (inst.status !== STATUS.WAITING || !inst.wanted) return
-    inst.noteRestart(crash)
-    inst.launch()
-  }, decision.delay)
-  return { role, next: 'restart', delay: decision.delay, reason: crash }
+  effects.push(ended(crash, { ...counted, lastRestartDelay: decision.delay }),
+    ['status', STATUS.WAITING, { exit, delay: decision.delay, reason: crash }],
+    ['restartAfter', decision.delay, crash])
+  return { effects, outcome: { role, next: 'restart', delay: decision.delay, reason: crash } }
 }
 
 // The 'exit' event of one of the slot's processes: what xpm did to it and what follows.
-function exitEvent (inst, handle, exit) {
-  const outcome = settleExit(inst, handle, exit)
+function exitEvent (state, handle, exit, outcome, clock) {
   return {
-    id: inst.id,
-    name: inst.name,
-    instance: inst.index,
+    id: state.id,
+    name: state.name,
+    instance: state.index,
     pid: handle.pid,
     code: exit.code,
     signal: exit.signal,
-    ranMs: Math.round(performance.now() - (handle.forkedAt ?? performance.now())),
+    ranMs: Math.round(clock.now - (handle.forkedAt ?? clock.now)),
     stopCause: handle.stopCause ?? null, // xpm stopped it, and why
     signalSent: handle.signalSent ?? null, // the last signal `xpm sendSignal` sent it
     notReady: handle.notReady ?? null,
     handle,
-    ...outcome // role: 'current' | 'spare' | 'retiring'; next: 'restart' | 'errored' | 'stopped' | null
+    ...outcome
   }
 }
 
-module.exports = { settleExit, exitEvent }
+module.exports = { decideExit, exitEvent }

@@ -6,67 +6,95 @@ const { stopProcess } = require('./stop-process')
 const { abortable } = require('../../lib/shared/abortable')
 const { processEnv } = require('./process-env')
 const { SPEC_DEFAULTS } = require('../../lib/shared/config/spec-defaults')
-const { setIntent, intentSignalOf } = require('./instance-intent')
-const { exitEvent } = require('./instance-exit')
-const { readinessOf } = require('./instance-readiness')
+const { decideIntent, intentSignalOf } = require('./instance-intent')
+const { decideExit, exitEvent } = require('./instance-exit')
+const { readinessWait, probeTarget, decideLaunchReady, decideReadiness } = require('./instance-readiness')
+const { decideSpareForked, decideSpareFailed, decideSpareReady } = require('./instance-replace')
+const { waitUntilReady } = require('./wait-ready')
 const { watchListening } = require('./port-claims')
-const { replaceProcess } = require('./instance-replace')
+const { replaceProcess } = require('./slot-replace')
 const { instanceJSON } = require('./instance-json')
+const { initialState, STATE_KEYS } = require('./instance-state')
+
+const clock = () => ({ now: performance.now(), wall: Date.now() })
 
 // One managed process slot: a stable id and instance index that outlive the OS processes that
-// fill it. The Instance owns its processes and its status: nothing else writes either.
+// fill it. The Instance owns its processes and its status: its state is private (#s), read
+// through getters (or view(), a frozen snapshot) and written only by #apply, which carries out
+// the effects the pure decisions return (instance-exit.js, instance-intent.js,
+// instance-readiness.js, instance-replace.js), in order:
+//   ['set', fields]  ['status', to, extra]  ['emit', event, data]  ['intent', change]
+//   ['cancelRestart']  ['restartAfter', delay, reason]  ['renewIntent']  ['abortIntent', reason]
+//   ['retire', handle]  ['unretire', handle]  ['noteRestart', reason]
 //
 // It may own more than one OS process at a time: `handle` (the one the slot is about), a `spare`
 // being readied by a reload, and `retiring` ones draining after a reload swapped them out. Each
 // is adopted in the tick it is forked (exit watched, logs and metrics wired), so no interleaving
 // of commands can leave a child the daemon does not know about; stop() stops all of them.
-//
-// Its events go to the model's event bus (context.events, the Supervisor), with the instance as
-// a second argument. Emits 'status' on every status change, 'restart' on every counted restart, 'process' when a
-// process takes the slot, and 'change' when something a snapshot shows changed without a status
-// change (a spare appeared or went away, readiness changed). For the journal and the hooks,
-// which only listen: 'exit' for every OS process of the slot that exits (with what xpm did to it
-// and what follows), 'replace-failed' when a reload's replacement is rolled back, 'readiness'
-// when the readiness probe's verdict on an online process changes.
+// Its events (daemon/events.js) go to the model's event bus with the instance as second argument.
 class Instance {
-  // context: what the app was given (model/app.js): { events, launcherFor(spec), prober }
-  constructor ({ id, app, index, context }) {
-    this.id = id
-    this.app = app
-    this.index = index
-    this.context = context
-    this.status = STATUS.STOPPED
-    this.handle = null
-    this.spare = null
-    this.retiring = new Set()
-    this.ready = null // readiness of the current launch
-    this.stopping = null // the stop in progress, shared by every caller
-    this.restarts = 0
-    this.createdAt = Date.now()
-    this.startedAt = 0 // monotonic
-    this.onlineSince = 0 // wall clock, for display
-    this.lastExit = null
-    this.crashTimes = []
-    this.unstableRuns = 0
-    this.restartTimer = null
-    this.lastRestartDelay = 0
-    this.lastRestartReason = null
-    this.givingUp = null // the reason, while giveUp() stops the process
-    this.readiness = null // { ready, reason, since } of the current process, with a readiness probe
-    // The intent (docs/architecture.md, "Intent"): whether the user wants this slot up, and
-    // whether the app is removing it (scale down, delete of one process). Written by the App's
-    // commands only (setIntent), never derived from a status. Work that brings the slot up runs
-    // under intentSignal, aborted the moment the slot stops being wanted.
-    this.wanted = false
-    this.endedItself = false // the slot's process ended and its restart policy keeps it down (a one-shot job)
-    this.finished = false // … with exit 0 (saved: a restore does not run the job again)
-    this.removing = false
-    this.intentController = new AbortController()
+  #s
+  #intentController = new AbortController()
+  #retiring = new Set()
+  #restartTimer = null
+
+  // context: what the app was given (model/app.js): { events, ids, launcherFor(spec), prober, … }
+  constructor ({ id = null, app, index, context }) {
+    this.#s = initialState({ app, index, context })
+    this.#s.id = context.ids ? context.ids.take(this, id) : id
+    Object.preventExtensions(this) // nothing outside hangs its own fields on a slot
   }
 
-  get intentSignal () { return intentSignalOf(this) }
+  static {
+    for (const key of STATE_KEYS) Object.defineProperty(this.prototype, key, { get () { return this.#s[key] }, enumerable: false })
+  }
 
-  setIntent (change) { setIntent(this, change) } // model/instance-intent.js
+  view () { // a frozen snapshot of the slot's state, for whoever reads more than a field
+    return Object.freeze({ ...this.#s, name: this.name, spec: this.spec, label: this.label, retiring: Object.freeze([...this.#retiring]), restartPending: this.restartPending })
+  }
+
+  #state () { // what a decision is given: the state, and the slot for payloads that carry it
+    return { ...this.#s, name: this.name, spec: this.spec, label: this.label, retiring: this.#retiring, instance: this }
+  }
+
+  #apply (effects) {
+    for (const [kind, a, b] of effects) {
+      if (kind === 'set') this.#set(a)
+      else if (kind === 'status') this.setStatus(a, b)
+      else if (kind === 'emit') this.emit(a, b)
+      else if (kind === 'intent') this.setIntent(a)
+      else if (kind === 'cancelRestart') this.#setRestartTimer(null)
+      else if (kind === 'restartAfter') this.#setRestartTimer(setTimeout(() => this.#restartDue(b), a))
+      else if (kind === 'renewIntent') this.#intentController = new AbortController()
+      else if (kind === 'abortIntent') this.#intentController.abort(a)
+      else if (kind === 'retire') this.#retiring.add(a)
+      else if (kind === 'unretire') this.#retiring.delete(a)
+      else if (kind === 'noteRestart') this.noteRestart(a)
+      else throw new TypeError(`unknown effect ${kind}`)
+    }
+  }
+
+  #set (fields) {
+    for (const key of Object.keys(fields)) if (!Object.hasOwn(this.#s, key)) throw new TypeError(`an Instance has no field ${key}`)
+    Object.assign(this.#s, fields)
+  }
+
+  #setRestartTimer (timer) {
+    clearTimeout(this.#restartTimer)
+    this.#restartTimer = timer
+  }
+
+  #restartDue (reason) {
+    this.#restartTimer = null
+    if (this.#s.status !== STATUS.WAITING || !this.#s.wanted) return
+    this.noteRestart(reason)
+    this.launch()
+  }
+
+  get restartPending () { return this.#restartTimer !== null }
+  get intentSignal () { return intentSignalOf(this, this.#intentController) }
+
+  setIntent (change) { this.#apply(decideIntent(this.#state(), change)) } // model/instance-intent.js
 
   // The work of an operation on this slot: aborted by the operation's own signal (a whole-app
   // stop) or by the slot's intent (a stop of this slot alone).
@@ -75,73 +103,60 @@ class Instance {
   }
 
   emit (event, data) {
-    this.context.events.emit(event, data, this)
+    this.#s.context.events.emit(event, data, this)
   }
 
-  get name () { return this.app.name }
-  get spec () { return this.app.spec }
-  get pid () { return this.handle && !this.handle.exited ? this.handle.pid : 0 }
-  get label () { return `${this.name}[${this.index}]` }
+  get name () { return this.#s.app.name }
+  get spec () { return this.#s.app.spec }
+  get pid () { return this.#s.handle && !this.#s.handle.exited ? this.#s.handle.pid : 0 }
+  get label () { return `${this.name}[${this.#s.index}]` }
 
   // A restore of a job that had finished under an earlier daemon (its dependents judge it by this).
   restoreFinished () {
-    this.finished = true
-    this.endedItself = true
-    this.lastExit = { code: 0, signal: null, at: null, uptime: 0, reason: 'finished before the daemon restarted' }
+    this.#apply([['set', { finished: true, endedItself: true, lastExit: { code: 0, signal: null, at: null, uptime: 0, reason: 'finished before the daemon restarted' } }]])
   }
 
-  // Every live OS process of this slot.
-  processes () {
-    return [this.handle, this.spare, ...this.retiring].filter((h) => h && !h.exited)
+  processes () { // every live OS process of this slot
+    return [this.#s.handle, this.#s.spare, ...this.#retiring].filter((h) => h && !h.exited)
   }
 
   setStatus (to, extra = {}) {
-    const from = this.status
+    const from = this.#s.status
     if (from === to) return
-    this.status = assertTransition(from, to)
+    this.#s.status = assertTransition(from, to)
     this.emit('status', { id: this.id, name: this.name, from, to, pid: this.pid, ...extra })
   }
 
-  env () {
-    return processEnv(this)
-  }
+  env () { return processEnv(this) }
 
   // ---- processes --------------------------------------------------------------------------
 
   // Forks and adopts a process, in this tick.
   fork () {
-    const handle = this.context.launcherFor(this.spec).launch(this.spec, this.env(), { index: this.index })
-    handle.forkedAt = performance.now()
+    const handle = this.#s.context.launcherFor(this.spec).launch(this.spec, this.env(), { index: this.index })
     this.emit('forked', { instance: this, handle }) // logs, metrics, the saved state: in this tick
     watchListening(this, handle) // the app listens, or another app has the port (port-claims.js)
     handle.once('exit', (exit) => this.onExit(handle, exit))
     return handle
   }
 
-  readinessOf (handle, options) {
-    return readinessOf(this, handle, options)
-  }
+  readinessOf (handle, options) { return waitUntilReady(handle, readinessWait(this.#state(), handle, options)) }
+  probeTarget (handle) { return probeTarget(this.#state(), handle) } // for daemon/health
 
-  // What a probe needs to know about one of this slot's processes (daemon/health/probes.js).
-  probeTarget (handle) {
-    return { handle, spec: this.spec, id: this.id, index: this.index, name: this.name }
-  }
-
-  // The readiness probe's verdict on the current process once it is online (daemon/health):
-  // not ready after failure_threshold failures in a row, ready again after success_threshold
-  // passes. The status stays online; `xpm list` shows it as not ready.
   markReadiness (handle, ready, reason = null) {
-    if (handle !== this.handle || handle.exited) return
-    if ((this.readiness?.ready ?? true) === ready) return
-    this.readiness = { ready, reason, since: Date.now() }
-    this.emit('readiness', { id: this.id, name: this.name, instance: this.index, pid: handle.pid, ready, reason })
-    this.emit('change')
+    this.#apply(decideReadiness(this.#state(), { handle, ready, reason }, clock()))
   }
 
   // Stops one of this slot's processes, saying why (the journal reads it from its exit event).
   stopHandle (handle, cause, spec = this.spec) {
-    handle.stopCause ??= cause
-    return stopProcess(handle, spec)
+    handle.noteStopCause(cause)
+    return stopProcess(handle, { ...spec, turns: this.#s.context.signalTurns })
+  }
+
+  // A port-claims refusal (port-claims.js) of the current process: the slot gives up with `reason`.
+  refusePort (handle, reason) {
+    if (handle === this.#s.handle) this.#apply([['set', { givingUp: reason }]])
+    return this.stopHandle(handle, 'port taken', { ...this.spec, killTimeout: Math.min(this.spec.killTimeout ?? SPEC_DEFAULTS.killTimeout, 2000) })
   }
 
   // Launches a process into the slot; resolves when it is ready (the status turns online then),
@@ -149,35 +164,38 @@ class Instance {
   // its exit goes through the restart policy like a crash). One still running at listen_timeout
   // without a verdict is online with a warning (wait-ready.js, aliveIsReady).
   launch () {
-    clearTimeout(this.restartTimer)
-    this.restartTimer = null
-    this.givingUp = null
+    this.#apply([['cancelRestart'], ['set', { givingUp: null }]])
     const handle = this.fork()
-    this.handle = handle
-    this.startedAt = performance.now()
-    this.readiness = null
-    this.emit('process', handle)
-    this.setStatus(STATUS.LAUNCHING, { pid: handle.pid })
+    this.#apply([['set', { handle, startedAt: performance.now(), readiness: null }], ['emit', 'process', handle], ['status', STATUS.LAUNCHING, { pid: handle.pid }]])
     const ready = this.readinessOf(handle, { aliveIsReady: true }).then((how) => {
-      if (this.handle === handle && this.status === STATUS.LAUNCHING) {
-        this.onlineSince = Date.now()
-        this.setStatus(STATUS.ONLINE, how?.warning ? { warning: how.warning, warningKind: how.warningKind } : {})
-      }
+      this.#apply(decideLaunchReady(this.#state(), { handle, how }, clock()))
       return how
     }, (err) => {
-      if (err.details?.reason === 'timeout' && this.handle === handle && !handle.exited) {
-        handle.notReady = err.message
+      if (err.details?.reason === 'timeout' && this.#s.handle === handle && !handle.exited) {
+        handle.markNotReady(err.message)
         this.stopHandle(handle, 'not ready in time', { ...this.spec, killTimeout: Math.min(this.spec.killTimeout ?? SPEC_DEFAULTS.killTimeout, 2000) })
       }
       throw err
     })
     ready.catch(() => {})
-    this.ready = ready
+    this.#s.ready = ready
     return ready
   }
 
   onExit (handle, exit) {
-    this.emit('exit', exitEvent(this, handle, exit))
+    const now = clock()
+    const { effects, outcome } = decideExit(this.#state(), { handle, exit }, now)
+    this.#apply(effects)
+    this.emit('exit', exitEvent(this.#state(), handle, exit, outcome, now))
+  }
+
+  // ---- a reload's spare (slot-replace.js; decisions: instance-replace.js) -------------------
+  holdSpare (spare) { this.#apply(decideSpareForked(this.#state(), { spare })) }
+  dropSpare (spare, failure) { this.#apply(decideSpareFailed(this.#state(), { spare, ...failure })) }
+  adoptSpare (spare, reason) {
+    const { effects, previous } = decideSpareReady(this.#state(), { spare, reason }, clock())
+    this.#apply(effects)
+    return previous
   }
 
   // ---- what the app's operations call -------------------------------------------------------
@@ -186,24 +204,23 @@ class Instance {
   async start (signal = null) {
     signal = this.workSignal(signal)
     signal.throwIfAborted()
-    if (this.stopping) await abortable(this.stopping, signal)
+    if (this.#s.stopping) await abortable(this.#s.stopping, signal)
     signal.throwIfAborted()
     if (this.status === STATUS.ONLINE) return
-    if (this.status === STATUS.LAUNCHING) return abortable(this.ready, signal)
+    if (this.status === STATUS.LAUNCHING) return abortable(this.#s.ready, signal)
     if (this.status === STATUS.WAITING || this.status === STATUS.ERRORED) this.setStatus(STATUS.STOPPED)
-    this.crashTimes = []
-    this.unstableRuns = 0
+    this.#apply([['set', { crashTimes: [], unstableRuns: 0 }]])
     // a start of many processes forks a few per turn of the event loop (model/fork-pacer.js)
-    const pacer = this.context.forkPacer
+    const pacer = this.#s.context.forkPacer
     if (!pacer) return abortable(this.launch(), signal)
     await pacer.slot(signal)
     let forked = null
     try {
       signal.throwIfAborted()
       if (this.status === STATUS.ONLINE) return
-      if (this.status === STATUS.LAUNCHING) return abortable(this.ready, signal)
+      if (this.status === STATUS.LAUNCHING) return abortable(this.#s.ready, signal)
       const ready = this.launch() // forks now, in this tick
-      forked = this.handle
+      forked = this.#s.handle
       return abortable(ready, signal)
     } finally {
       pacer.done(forked) // the pacer counts it as booting until it has
@@ -213,9 +230,8 @@ class Instance {
   // Stops every process of the slot, gracefully; callers during a stop share it. cause: why (the
   // user's command: 'stop', 'delete', 'kill', 'scale'; a restart's reason), for the journal.
   stop (cause = null) {
-    if (this.stopping) return this.stopping
-    clearTimeout(this.restartTimer)
-    this.restartTimer = null
+    if (this.#s.stopping) return this.#s.stopping
+    this.#apply([['cancelRestart']])
     const processes = this.processes()
     if (!processes.length) {
       if (this.status !== STATUS.STOPPED) this.setStatus(STATUS.STOPPED)
@@ -223,11 +239,12 @@ class Instance {
     }
     this.setStatus(STATUS.STOPPING)
     const spec = this.spec
-    this.stopping = Promise.all(processes.map((h) => this.stopHandle(h, cause, spec))).then(() => {
-      this.stopping = null
+    const stopping = Promise.all(processes.map((h) => this.stopHandle(h, cause, spec))).then(() => {
+      this.#s.stopping = null
       this.setStatus(STATUS.STOPPED)
     })
-    return this.stopping
+    this.#s.stopping = stopping
+    return stopping
   }
 
   // As PM2, a restart of a slot the user had stopped starts it without counting a restart.
@@ -240,7 +257,7 @@ class Instance {
     return this.start(signal)
   }
 
-  // Reload of one cluster slot (instance-replace.js).
+  // Reload of one cluster slot (slot-replace.js).
   replace (options) {
     return replaceProcess(this, options)
   }
@@ -250,43 +267,34 @@ class Instance {
   // until the user starts, restarts, stops or deletes it. Nothing to do if the user stopped it.
   giveUp (reason) {
     if (this.status === STATUS.STOPPED || this.status === STATUS.STOPPING) return Promise.resolve(false)
-    clearTimeout(this.restartTimer)
-    this.restartTimer = null
+    this.#apply([['cancelRestart']])
     if (!this.pid) {
-      this.lastExit = { ...this.lastExit, reason }
+      this.#apply([['set', { lastExit: { ...this.#s.lastExit, reason } }]])
       if (this.status === STATUS.ERRORED) this.emit('change')
       else this.setStatus(STATUS.ERRORED, { reason })
       return Promise.resolve(true)
     }
-    this.givingUp = reason
+    this.#apply([['set', { givingUp: reason }]])
     return Promise.all(this.processes().map((h) => this.stopHandle(h, reason))).then(() => true)
   }
 
   signal (name) {
     if (!this.pid) return false
-    this.handle.signalSent = name
-    return this.handle.signal(name)
+    this.#s.handle.noteSignalSent(name)
+    return this.#s.handle.signal(name)
   }
 
   resetCounters () {
-    this.restarts = 0
-    this.crashTimes = []
-    this.unstableRuns = 0
-    this.lastRestartDelay = 0
-    this.lastRestartReason = null
-    this.emit('change')
+    this.#apply([['set', { restarts: 0, crashTimes: [], unstableRuns: 0, lastRestartDelay: 0, lastRestartReason: null }], ['emit', 'change']])
   }
 
   // Every restart is counted here, with its reason, and announced once (the daemon log line).
   noteRestart (reason) {
-    this.restarts++
-    this.lastRestartReason = reason
+    this.#apply([['set', { restarts: this.#s.restarts + 1, lastRestartReason: reason }]])
     this.emit('restart', { id: this.id, name: this.name, instance: this.index, reason })
   }
 
-  toJSON (metrics) {
-    return instanceJSON(this, metrics)
-  }
+  toJSON (metrics) { return instanceJSON(this, metrics) }
 }
 
 module.exports = { Instance }

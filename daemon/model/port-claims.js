@@ -1,7 +1,5 @@
 'use strict'
 
-const { SPEC_DEFAULTS } = require('../../lib/shared/config/spec-defaults')
-
 // Which app's workers listen on which TCP address and port, in this daemon (one home). Two apps
 // on one port would split its new connections between them without a word: with round-robin the
 // daemon's one socket hands them to the workers of both (Node's cluster keys a shared socket by
@@ -48,9 +46,8 @@ function watchListening (inst, handle) {
       if (!handle.portTaken) inst.app.markListening()
       return
     }
-    handle.portTaken = `listened on ${taken.where}, where app "${taken.app.name}" listens already (${taken.label}); it was stopped: two apps on one port would split its connections between them`
-    if (handle === inst.handle) inst.givingUp = `port taken: ${taken.where} is app "${taken.app.name}"'s`
-    inst.stopHandle(handle, 'port taken', { ...inst.spec, killTimeout: Math.min(inst.spec.killTimeout ?? SPEC_DEFAULTS.killTimeout, 2000) })
+    handle.markPortTaken(`listened on ${taken.where}, where app "${taken.app.name}" listens already (${taken.label}); it was stopped: two apps on one port would split its connections between them`)
+    inst.refusePort(handle, `port taken: ${taken.where} is app "${taken.app.name}"'s`)
   })
 }
 

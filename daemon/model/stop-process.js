@@ -1,7 +1,5 @@
 'use strict'
 
-const { TurnBudget } = require('../../lib/shared/turn-budget')
-
 // Graceful stop of one OS process and everything it started, bounded by killTimeout:
 //  1. the tree is read (process-tree.js) while the process still runs, so its children are
 //     found by their parent links before any of them becomes an orphan;
@@ -16,16 +14,17 @@ const { TurnBudget } = require('../../lib/shared/turn-budget')
 //  5. at the deadline, SIGKILL to the process, its group (even when the process itself has
 //     exited) and every process of the tree still alive, until none is left.
 // The stop resolves when the whole tree is gone, with the process's own exit. The signals to the
-// processes themselves take turns of the event loop (lib/shared/turn-budget.js): a stop of many at once
-// spreads them over as many turns as their cost asks.
-const signalTurns = new TurnBudget()
+// processes themselves take turns of the event loop (`turns`, the daemon's one TurnBudget:
+// lib/shared/turn-budget.js): a stop of many at once spreads them over as many turns as their
+// cost asks. Without one, each signal goes at once.
+const AT_ONCE = Object.freeze({ run: async (fn) => fn() })
 
-async function stopProcess (handle, { killTimeout = 5000, killSignal = 'SIGINT', shutdownWithMessage = false, turns = signalTurns } = {}) {
+async function stopProcess (handle, { killTimeout = 5000, killSignal = 'SIGINT', shutdownWithMessage = false, turns = AT_ONCE } = {}) {
   if (handle.exited) {
     await handle.sweep // the leftovers of its exit (handle.js), if that is still under way
     return handle.exitInfo
   }
-  handle.stopRequested = true
+  handle.markStopRequested()
   const exited = new Promise((resolve) => handle.once('exit', resolve))
   const deadline = Date.now() + killTimeout
   const left = () => Math.max(0, deadline - Date.now())

@@ -19,12 +19,7 @@ function followLifecycle (supervisor, appName, emit) {
     if (r.name !== appName) return
     emit(record({ name: 'xpm.process.restart', severityNumber: 9, severityText: 'INFO' }, r, `${r.name}[${r.instance}] restart: ${r.reason}`))
   }
-  supervisor.on('status', onStatus)
-  supervisor.on('restart', onRestart)
-  return () => {
-    supervisor.off('status', onStatus)
-    supervisor.off('restart', onRestart)
-  }
+  return supervisor.subscribe({ status: onStatus, restart: onRestart })
 }
 
 function record (kind, event, body) {

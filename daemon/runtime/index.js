@@ -44,7 +44,7 @@ async function runForeground ({ specs, style, metricsAddress = null, delaySecond
 // container has nothing left to run: exit with the apps' status so the orchestrator decides.
 function watchForEnd (supervisor, shutdown, logger) {
   let timer = null
-  supervisor.on('change', () => {
+  const onChange = () => {
     if (timer || !allEnded(supervisor.allInstances())) return
     timer = setTimeout(() => {
       timer = null
@@ -52,7 +52,8 @@ function watchForEnd (supervisor, shutdown, logger) {
       logger.info({ event: 'runtime-end' }, 'every app has ended: exiting')
       shutdown()
     }, SETTLE_MS)
-  })
+  }
+  return supervisor.subscribe({ change: onChange })
 }
 
 module.exports = { runForeground }

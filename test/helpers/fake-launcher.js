@@ -23,10 +23,9 @@ function fakeLauncher ({ replacesInPlace = true, announcesListening = false, boo
   const launcher = {
     replacesInPlace,
     launch (spec, env) {
-      const handle = new FakeHandle({ child: { pid: nextPid++, stdout: null, stderr: null } })
+      const handle = new FakeHandle({ child: { pid: nextPid++, stdout: null, stderr: null }, reportsBoot: !boots })
       handle.spec = spec
       handle.env = env
-      if (!boots) handle.reportsBoot = true
       launched.push(handle)
       setImmediate(() => handle.markOnline())
       return handle

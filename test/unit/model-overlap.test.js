@@ -234,6 +234,6 @@ test('a policy giving up on an instance that waits for its crash restart turns i
   assert.equal(inst.status, 'waiting restart')
   assert.equal(await inst.giveUp('3 watch restarts within 60 s'), true)
   assert.equal(inst.status, 'errored')
-  assert.equal(inst.restartTimer, null)
+  assert.equal(inst.restartPending, false)
   assert.equal(inst.lastExit.reason, '3 watch restarts within 60 s')
 })

@@ -5,14 +5,14 @@
 // this file in a process of its own).
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { EventEmitter } = require('node:events')
+const { EventBus } = require('../../daemon/event-bus')
 const { createOtelSwitch } = require('../../daemon/otel-switch')
 
 const loadedOtel = () => Object.keys(require.cache).filter((k) => k.includes(`${require('node:path').sep}@opentelemetry${require('node:path').sep}`))
 const missing = (() => { try { require.resolve('@opentelemetry/sdk-metrics'); return false } catch { return 'the OpenTelemetry optional dependencies are not installed' } })()
 
 test('no @opentelemetry module while every app has otel off; loaded at the first app with metrics on', { skip: missing }, async () => {
-  const supervisor = new EventEmitter()
+  const supervisor = new EventBus()
   supervisor.apps = new Map([['plain', { spec: { name: 'plain', otel: null, env: {} } }], ['traces-only', { spec: { name: 'traces-only', otel: { traces: true, metrics: false, logs: false, endpoint: null, protocol: null, headers: null, sampler: null }, env: {} } }]])
   supervisor.allInstances = () => []
   const sw = createOtelSwitch({ supervisor, metrics: null, logSink: null, logger: null, otelEnv: {} })

@@ -66,10 +66,10 @@ test('the keeper freezes the desired state at shutdown: stopping every app is no
   const writes = []
   const keeper = new StateKeeper({ file: '/h/state.json', supervisor: sup, startTimes: noStartTimes, write: async (f, text) => writes.push(JSON.parse(text)) })
   registerApps(sup, parseState({ version: 1, apps: [{ spec: spec('a') }] }), { validate: (s) => s })
-  sup.apps.get('a').instances[0].status = 'online'
+  sup.apps.get('a').instances[0].setIntent({ wanted: true, by: 'start' })
   await keeper.start()
   await keeper.freeze()
-  sup.apps.get('a').instances[0].status = 'stopped'
+  sup.apps.get('a').instances[0].setIntent({ wanted: false, by: 'stop' }) // what a shutdown's stop of every app does
   sup.emit('change')
   await keeper.close()
   assert.deepEqual(writes.map((w) => [w.cleanShutdown, w.apps[0].instances[0].desired]), [[false, 'online'], [true, 'online'], [true, 'online']])

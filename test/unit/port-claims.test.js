@@ -4,6 +4,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { EventEmitter } = require('node:events')
 const { PortClaims, watchListening } = require('../../daemon/model/port-claims')
+const { ProcessHandle } = require('../../daemon/launchers/handle')
 
 const handle = () => Object.assign(new EventEmitter(), { exited: false, pid: 100 })
 const [a, b] = [{ name: 'a' }, { name: 'b' }]
@@ -60,20 +61,19 @@ test('watchListening: the app listens (markListening), or the process is refused
       spec: { killTimeout: 5000 },
       context: { ports },
       app,
-      stopHandle: (h, cause, spec) => calls.stopped.push([cause, spec.killTimeout])
+      refusePort: (h, reason) => calls.stopped.push([h === inst.handle, reason]) // Instance#refusePort: gives up, stops it quickly
     }
-    const h = handle()
+    const h = new ProcessHandle({ child: { pid: 100 } })
     inst.handle = h
     watchListening(inst, h)
     return { inst, h }
   }
   const mine = make(appA)
   mine.h.emit('listening', { address: '::', port: 3000 })
-  assert.deepEqual([calls.listening, calls.stopped, mine.h.portTaken], [1, [], undefined])
+  assert.deepEqual([calls.listening, calls.stopped, mine.h.portTaken], [1, [], null])
   const theirs = make(appB)
   theirs.h.emit('listening', { address: '::', port: 3000 })
   assert.equal(calls.listening, 0)
   assert.match(theirs.h.portTaken, /^listened on port 3000, where app "a" listens already \(a\[0\], pid 7\); it was stopped/)
-  assert.equal(theirs.inst.givingUp, 'port taken: port 3000 is app "a"\'s')
-  assert.deepEqual(calls.stopped, [['port taken', 2000]])
+  assert.deepEqual(calls.stopped, [[true, 'port taken: port 3000 is app "a"\'s']])
 })

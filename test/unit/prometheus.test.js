@@ -61,7 +61,8 @@ test('/readyz names the failing readiness probe and its last result, not "api[0]
   const api = supervisor.apps.get('api').instances[0]
   // the readiness probe as the health checks configure it, failing after the start
   const spec = { ...api.spec, readiness: { kind: 'http', path: '/healthz', port: null } }
-  Object.defineProperty(api, 'spec', { get: () => spec, configurable: true })
+  const specOf = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(api), 'spec').get
+  t.mock.method(Object.getPrototypeOf(api), 'spec', function () { return this === api ? spec : specOf.call(this) }, { getter: true })
   api.markReadiness(api.handle, false, 'GET /healthz → 503 after 2 ms')
   const body = probes.ready().body
   assert.equal(probes.ready().ok, false)

@@ -3,7 +3,10 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const { EventEmitter, once } = require('node:events')
-const { joinSlot } = require('../../daemon/launchers/socket-handover')
+const { SocketHandover } = require('../../daemon/launchers/socket-handover')
+
+const handover = new SocketHandover()
+const joinSlot = (handle, name, index) => handover.joinSlot(handle, name, index)
 const { askForSocket, shareSockets, listenAddress } = require('../../lib/agent/socket-handover')
 
 // A worker's IPC end as the daemon sees it: what was sent, with its handle.
