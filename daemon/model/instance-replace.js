@@ -52,7 +52,7 @@ async function replaceProcess (inst, { reason = 'reload', signal = null, step = 
     inst.setStatus(STATUS.ONLINE)
   }
   inst.emit('status', { id: inst.id, name: inst.name, from: STATUS.ONLINE, to: STATUS.ONLINE, pid: spare.pid, reason: 'reloaded' })
-  inst.noteRestart(reason)
+  inst.noteRestart(reason, { replaced: true, pid: spare.pid, oldPid: old.pid })
   if (previous && !previous.exited) {
     await inst.stopHandle(previous, reason)
   }

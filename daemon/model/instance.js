@@ -278,10 +278,11 @@ class Instance {
   }
 
   // Every restart is counted here, with its reason, and announced once (the daemon log line).
-  noteRestart (reason) {
+  // extra: what a reload's replacement adds ({ replaced: true, pid, oldPid }: instance-replace.js).
+  noteRestart (reason, extra = null) {
     this.restarts++
     this.lastRestartReason = reason
-    this.emit('restart', { id: this.id, name: this.name, instance: this.index, reason })
+    this.emit('restart', { id: this.id, name: this.name, instance: this.index, reason, ...extra })
   }
 
   toJSON (metrics) {
