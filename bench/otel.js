@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict'
 
-// node bench/otel.js [--rounds 3] [--seconds 5] [--connections 50] [--app hello|json|cpu] [--start-vs <checkout>]
+// node bench/otel.js [--rounds 3] [--seconds 5] [--warmup 5] [--connections 50] [--app hello|json|cpu] [--start-vs <checkout>]
 // What `otel` costs (issue 36). --start-vs: the daemon's start time (a fresh home, `xpm ping`
 // until it answers, then `xpm kill`), this checkout against another one (say a `git archive` of
 // the commit before, with a node_modules), alternating, ROUNDS × 3 each; nothing else is run.
@@ -29,6 +29,9 @@ const args = process.argv.slice(2)
 const opt = (name, def) => { const i = args.indexOf(name); return i === -1 ? def : Number(args[i + 1]) }
 const ROUNDS = opt('--rounds', 3)
 const SECONDS = opt('--seconds', 5)
+// the SDK's code is large: a worker needs thousands of requests before V8 has optimized it (a
+// 1 s warm-up on a loaded machine measured compilation as much as tracing)
+const WARMUP = opt('--warmup', 5)
 const CONNECTIONS = opt('--connections', 50)
 const XPM = path.join(__dirname, '..', 'bin', 'xpm')
 const APP_NAME = args.includes('--app') ? args[args.indexOf('--app') + 1] : 'hello'
@@ -56,7 +59,7 @@ async function one (tools, sink, otel) {
   try {
     await runOk(process.execPath, [XPM, 'start', file], { env, cwd: home, timeout: 120000 })
     await waitFor(() => httpGet(port).then(() => true, () => false), { timeout: 30000 })
-    await loadRun(tools, port, { seconds: 1, connections: CONNECTIONS }) // warm-up
+    await loadRun(tools, port, { seconds: WARMUP, connections: CONNECTIONS })
     const pids = JSON.parse((await runOk(process.execPath, [XPM, 'jlist'], { env, cwd: home })).stdout).map((p) => p.pid)
     const cpu = () => pids.reduce((sum, pid) => sum + cpuMs(pid), 0)
     const before = cpu()
