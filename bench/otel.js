@@ -29,8 +29,7 @@ const args = process.argv.slice(2)
 const opt = (name, def) => { const i = args.indexOf(name); return i === -1 ? def : Number(args[i + 1]) }
 const ROUNDS = opt('--rounds', 3)
 const SECONDS = opt('--seconds', 5)
-// the SDK's code is large: a worker needs thousands of requests before V8 has optimized it (a
-// 1 s warm-up on a loaded machine measured compilation as much as tracing)
+// the SDK's code is large: a worker needs thousands of requests before V8 has optimized it
 const WARMUP = opt('--warmup', 5)
 const CONNECTIONS = opt('--connections', 50)
 const XPM = path.join(__dirname, '..', 'bin', 'xpm')

@@ -3,10 +3,11 @@
 // Instrumentations off unless the app's environment names them: file-system spans swamp every
 // trace (as the OpenTelemetry docs warn), net and dns add a span to each outgoing connection and
 // lookup beside the http/undici span that already covers it, and runtime-node samples the event
-// loop for metrics that the daemon exports from outside (they are kept when the SDK exports
-// metrics itself). OTEL_NODE_ENABLED_INSTRUMENTATIONS, when set, decides alone (the package
-// reads it, as it reads OTEL_NODE_DISABLED_INSTRUMENTATIONS); a config's `enabled: false` would
-// override the variable, so none is given then.
+// loop and observes every garbage collection (a callback each) for metrics that the daemon
+// exports from outside (it is kept when the SDK exports metrics itself).
+// OTEL_NODE_ENABLED_INSTRUMENTATIONS, when set, decides alone (the package reads it, as it reads
+// OTEL_NODE_DISABLED_INSTRUMENTATIONS); a config's `enabled: false` would override the variable,
+// so none is given then.
 const OFF_BY_DEFAULT = ['fs', 'net', 'dns', 'runtime-node']
 
 function defaultsOff (env) {
