@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict'
 
-// node bench/otel.js [--rounds 3] [--seconds 5] [--connections 50] [--app hello|cpu] [--start-vs <checkout>]
+// node bench/otel.js [--rounds 3] [--seconds 5] [--warmup 5] [--connections 50] [--app hello|json|cpu] [--start-vs <checkout>]
 // What `otel` costs (issue 36). --start-vs: the daemon's start time (a fresh home, `xpm ping`
 // until it answers, then `xpm kill`), this checkout against another one (say a `git archive` of
 // the commit before, with a node_modules), alternating, ROUNDS × 3 each; nothing else is run.
@@ -11,8 +11,11 @@
 // Without it: the hello app, 2 cluster workers, under load with otel off
 // and with otel on (traces from the SDK in the app, metrics and logs from the daemon), sent to a
 // local OTLP sink that answers 200 at once, so the figure is the app's own cost, not a
-// collector's. Rounds alternate off and on in fresh daemons. Prints medians and the ratio; the
-// figures go in docs/benchmarks.md by hand. Not part of `npm run bench`.
+// collector's. Rounds alternate off and on in fresh daemons. Prints medians and the ratio, and
+// the workers' CPU time per request (all their threads), which a machine shared with other work
+// moves much less than req/s; the figures go in docs/benchmarks.md by hand. Not part of
+// `npm run bench`. Apps: hello (an empty handler), json (a setImmediate and ~1 KB of JSON made
+// per request), cpu (1,000 SHA-256 per request).
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
@@ -26,10 +29,12 @@ const args = process.argv.slice(2)
 const opt = (name, def) => { const i = args.indexOf(name); return i === -1 ? def : Number(args[i + 1]) }
 const ROUNDS = opt('--rounds', 3)
 const SECONDS = opt('--seconds', 5)
+// the SDK's code is large: a worker needs thousands of requests before V8 has optimized it
+const WARMUP = opt('--warmup', 5)
 const CONNECTIONS = opt('--connections', 50)
 const XPM = path.join(__dirname, '..', 'bin', 'xpm')
 const APP_NAME = args.includes('--app') ? args[args.indexOf('--app') + 1] : 'hello'
-const HELLO = path.join(__dirname, 'apps', `${APP_NAME}.js`) // hello, or cpu (1,000 SHA-256 per request)
+const HELLO = path.join(__dirname, 'apps', `${APP_NAME}.js`)
 
 function startSink () {
   const counts = { traces: 0, metrics: 0, logs: 0 }
@@ -53,8 +58,12 @@ async function one (tools, sink, otel) {
   try {
     await runOk(process.execPath, [XPM, 'start', file], { env, cwd: home, timeout: 120000 })
     await waitFor(() => httpGet(port).then(() => true, () => false), { timeout: 30000 })
-    await loadRun(tools, port, { seconds: 1, connections: CONNECTIONS }) // warm-up
-    return await loadRun(tools, port, { seconds: SECONDS, connections: CONNECTIONS })
+    await loadRun(tools, port, { seconds: WARMUP, connections: CONNECTIONS })
+    const pids = JSON.parse((await runOk(process.execPath, [XPM, 'jlist'], { env, cwd: home })).stdout).map((p) => p.pid)
+    const cpu = () => pids.reduce((sum, pid) => sum + cpuMs(pid), 0)
+    const before = cpu()
+    const res = await loadRun(tools, port, { seconds: SECONDS, connections: CONNECTIONS })
+    return { ...res, usPerReq: (cpu() - before) * 1000 / res.requests, load: os.loadavg()[0] }
   } finally {
     const pid = Number(fs.readFileSync(path.join(home, 'daemon.pid'), 'utf8'))
     await runOk(process.execPath, [XPM, 'kill'], { env, cwd: home, timeout: 60000 }).catch(() => kill(pid))
@@ -135,7 +144,7 @@ async function main () {
     for (const mode of r % 2 ? ['on', 'off'] : ['off', 'on']) {
       const res = await one(tools, sink, mode === 'on')
       rows[mode].push(res)
-      console.log(`round ${r + 1} otel ${mode}: ${Math.round(res.rps)} req/s, p99 ${res.p99} ms, ${res.errors} errors`)
+      console.log(`round ${r + 1} otel ${mode}: ${Math.round(res.rps)} req/s, ${res.usPerReq.toFixed(1)} µs CPU/request, p99 ${res.p99} ms, ${res.errors} errors, load ${res.load.toFixed(1)}`)
     }
   }
   sink.close()
@@ -143,6 +152,9 @@ async function main () {
   const on = median(rows.on.map((x) => x.rps))
   console.log(`\nmedian req/s: off ${Math.round(off)}, on ${Math.round(on)}, on/off ${(on / off).toFixed(2)}×`)
   console.log(`median p99 ms: off ${median(rows.off.map((x) => x.p99))}, on ${median(rows.on.map((x) => x.p99))}`)
+  const cpuOff = median(rows.off.map((x) => x.usPerReq))
+  const cpuOn = median(rows.on.map((x) => x.usPerReq))
+  console.log(`median worker CPU per request: off ${cpuOff.toFixed(1)} µs, on ${cpuOn.toFixed(1)} µs (off/on ${(cpuOff / cpuOn).toFixed(2)}×: the throughput ratio of a CPU-bound app)`)
   console.log(`OTLP requests received: ${JSON.stringify(sink.counts)}`)
 }
 

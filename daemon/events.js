@@ -18,9 +18,9 @@ const EVENTS = Object.freeze({
     heardBy: 'supervisor-wiring (daemon log), health, hooks, journal, policies, process-changes, otel lifecycle'
   },
   restart: {
-    payload: ['id', 'name', 'instance', 'reason'],
+    payload: ['id', 'name', 'instance', 'reason', 'replaced?', 'pid?', 'oldPid?'],
     instance: true,
-    emittedBy: 'Instance: every counted restart (noteRestart)',
+    emittedBy: 'Instance: every counted restart (noteRestart; a reload\'s replacement adds replaced, pid, oldPid)',
     heardBy: 'supervisor-wiring (daemon log), hooks, journal, process-changes, otel lifecycle'
   },
   process: {

@@ -22,7 +22,7 @@ function decideSpareFailed (state, { spare, oldPid, cancelled, cause, message })
 
 // The spare is ready: it takes the slot, and the process it replaces (the old worker, or
 // whatever a crash restart put in the slot meanwhile) retires. A reload counts as a restart.
-function decideSpareReady (state, { spare, reason }, clock) {
+function decideSpareReady (state, { spare, reason, oldPid }, clock) {
   const previous = state.handle
   const effects = [
     ['cancelRestart'],
@@ -35,7 +35,7 @@ function decideSpareReady (state, { spare, reason }, clock) {
     effects.push(['status', STATUS.ONLINE, {}])
   }
   effects.push(['emit', 'status', { id: state.id, name: state.name, from: STATUS.ONLINE, to: STATUS.ONLINE, pid: spare.pid, reason: 'reloaded' }],
-    ['noteRestart', reason])
+    ['noteRestart', reason, { replaced: true, pid: spare.pid, oldPid }])
   return { effects, previous }
 }
 

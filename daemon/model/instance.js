@@ -25,7 +25,7 @@ const clock = () => ({ now: performance.now(), wall: Date.now() })
 // instance-readiness.js, instance-replace.js), in order:
 //   ['set', fields]  ['status', to, extra]  ['emit', event, data]  ['intent', change]
 //   ['cancelRestart']  ['restartAfter', delay, reason]  ['renewIntent']  ['abortIntent', reason]
-//   ['retire', handle]  ['unretire', handle]  ['noteRestart', reason]
+//   ['retire', handle]  ['unretire', handle]  ['noteRestart', reason, extra]
 //
 // It may own more than one OS process at a time: `handle` (the one the slot is about), a `spare`
 // being readied by a reload, and `retiring` ones draining after a reload swapped them out. Each
@@ -69,7 +69,7 @@ class Instance {
       else if (kind === 'abortIntent') this.#intentController.abort(a)
       else if (kind === 'retire') this.#retiring.add(a)
       else if (kind === 'unretire') this.#retiring.delete(a)
-      else if (kind === 'noteRestart') this.noteRestart(a)
+      else if (kind === 'noteRestart') this.noteRestart(a, b)
       else throw new TypeError(`unknown effect ${kind}`)
     }
   }
@@ -192,8 +192,8 @@ class Instance {
   // ---- a reload's spare (slot-replace.js; decisions: instance-replace.js) -------------------
   holdSpare (spare) { this.#apply(decideSpareForked(this.#state(), { spare })) }
   dropSpare (spare, failure) { this.#apply(decideSpareFailed(this.#state(), { spare, ...failure })) }
-  adoptSpare (spare, reason) {
-    const { effects, previous } = decideSpareReady(this.#state(), { spare, reason }, clock())
+  adoptSpare (spare, reason, oldPid) {
+    const { effects, previous } = decideSpareReady(this.#state(), { spare, reason, oldPid }, clock())
     this.#apply(effects)
     return previous
   }
@@ -288,10 +288,10 @@ class Instance {
     this.#apply([['set', { restarts: 0, crashTimes: [], unstableRuns: 0, lastRestartDelay: 0, lastRestartReason: null }], ['emit', 'change']])
   }
 
-  // Every restart is counted here, with its reason, and announced once (the daemon log line).
-  noteRestart (reason) {
+  // Every restart counted, with its reason, and announced once; a reload adds { replaced, pid, oldPid }
+  noteRestart (reason, extra = null) {
     this.#apply([['set', { restarts: this.#s.restarts + 1, lastRestartReason: reason }]])
-    this.emit('restart', { id: this.id, name: this.name, instance: this.index, reason })
+    this.emit('restart', { id: this.id, name: this.name, instance: this.index, reason, ...extra })
   }
 
   toJSON (metrics) { return instanceJSON(this, metrics) }

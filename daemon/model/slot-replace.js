@@ -32,7 +32,7 @@ async function replaceProcess (inst, { reason = 'reload', signal = null, step = 
   }
   step({ type: 'ready', id: inst.id, instance: inst.index, newPid: spare.pid })
   spare.markSpare(false)
-  const previous = inst.adoptSpare(spare, reason)
+  const previous = inst.adoptSpare(spare, reason, old.pid)
   if (previous && !previous.exited) {
     await inst.stopHandle(previous, reason)
   }

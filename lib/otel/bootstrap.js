@@ -49,8 +49,7 @@ function start () {
     ...(asked('OTEL_METRICS_EXPORTER') ? {} : { metricReaders: [] }),
     ...(asked('OTEL_LOGS_EXPORTER') ? {} : { logRecordProcessors: [] }),
     instrumentations: [parts.auto.getNodeAutoInstrumentations({
-      // file-system spans would swamp every trace, as the OpenTelemetry docs warn
-      '@opentelemetry/instrumentation-fs': { enabled: false },
+      ...require('./instrumentations').defaultsOff(process.env),
       // the log libraries still put trace_id and span_id in each line (the daemon reads them)
       '@opentelemetry/instrumentation-pino': noLogSending,
       '@opentelemetry/instrumentation-winston': noLogSending,

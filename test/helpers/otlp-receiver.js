@@ -9,7 +9,8 @@ const zlib = require('node:zlib')
 // skipped, as protobuf does). Every
 // request becomes { signal, contentType, body } in `received`, newest last. status(code) makes
 // it answer that code from then on (a collector that refuses), status('hang') answer nothing (a
-// collector that stalls); close() ends it.
+// collector that stalls); close() ends it. With { grpc: true } it serves OTLP/gRPC too, at
+// grpcUrl (otlp-grpc.js): its requests land in `received` with contentType 'application/grpc'.
 const PROTO = `
 syntax = "proto3";
 package otlp;
@@ -108,7 +109,7 @@ function decode (signal, contentType, buf) {
   return type.toObject(type.decode(buf), { longs: String, bytes: Buffer, defaults: false, oneofs: false })
 }
 
-async function startReceiver ({ port = 0 } = {}) {
+async function startReceiver ({ port = 0, grpc = false } = {}) {
   const received = []
   const errors = []
   let code = 200
@@ -132,17 +133,20 @@ async function startReceiver ({ port = 0 } = {}) {
     })
   })
   await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve))
+  const onGrpc = (signal, buf, headers) => received.push({ signal, contentType: 'application/grpc', headers, body: decode(signal, 'application/grpc', buf) })
+  const grpcServer = grpc ? await require('./otlp-grpc').startGrpcReceiver({ onRequest: onGrpc, status: () => code }) : null
   const of = (signal) => received.filter((r) => r.signal === signal)
   return {
     port: server.address().port,
     url: `http://127.0.0.1:${server.address().port}`,
+    grpcUrl: grpcServer?.url ?? null,
     received,
     errors,
     spans: () => of('traces').flatMap((r) => spansOf(r.body)),
     points: () => of('metrics').flatMap((r) => pointsOf(r.body)),
     records: () => of('logs').flatMap((r) => recordsOf(r.body)),
     status: (c) => { code = c },
-    close: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(() => resolve()) })
+    close: () => Promise.all([grpcServer?.close(), new Promise((resolve) => { server.closeAllConnections?.(); server.close(() => resolve()) })])
   }
 }
 

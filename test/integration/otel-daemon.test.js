@@ -3,7 +3,7 @@
 // The daemon's own OpenTelemetry export (docs/otel.md), on a real daemon and a real OTLP/HTTP
 // receiver (http/json): each process's figures arrive with the semantic conventions' names and
 // xpm's attributes; each log line arrives as a log record, with the trace id of the request it
-// was written in, and a restart as a record with its reason; a collector that answers 503, then
+// was written in, a restart as a record with its reason and a reload as records of its own; a collector that answers 503, then
 // one that is gone, leaves the app serving and the drops counted in `xpm show` and on /metrics.
 // (A daemon whose apps have otel off loads none of it: test/unit/otel-switch.test.js and
 // module-graph.test.js.)
@@ -82,6 +82,19 @@ test('metrics with xpm\'s attributes, log lines with their trace id, and a faili
   assert.equal(restart.attributes['xpm.reason'], 'manual')
   assert.match(restart.body, /^api\[[01]\] restart: manual$/)
   await waitFor(async () => (await httpGet(port, '/hop').catch(() => null))?.status === 200, { timeout: 30000, message: 'api answering after the restart' })
+
+  // a reload is events of its own: each process it replaced, and the reload with its result
+  res = await h.run(['reload', 'api'])
+  assert.equal(res.code, 0, res.stderr)
+  const appReload = await waitFor(() => receiver.records().find((r) => r.attributes['event.name'] === 'xpm.app.reload'), { timeout: 20000, message: 'the reload as a log record' })
+  assert.deepEqual([appReload.attributes['xpm.reason'], appReload.attributes['xpm.reload.result']], ['reload', 'success'])
+  const replaced = await waitFor(() => {
+    const found = receiver.records().filter((r) => r.attributes['event.name'] === 'xpm.process.reload')
+    return found.length === 2 && found
+  }, { timeout: 20000, message: 'a record for each process the reload replaced' })
+  assert.deepEqual(replaced.map((r) => r.attributes['xpm.instance']).sort(), [0, 1])
+  for (const r of replaced) assert.match(r.body, /^api\[[01]\] reload: reload \(pid \d+ → \d+\)$/)
+  assert.equal(receiver.records().filter((r) => r.attributes['event.name'] === 'xpm.process.restart' && r.attributes['xpm.reason'] === 'reload').length, 0, 'a reload is not a restart record')
 
   let otel = await showOtel(h, 'api')
   assert.equal(otel.metrics.url, `${receiver.url}/v1/metrics`)

@@ -88,6 +88,8 @@ test('a request through three apps gives one trace with every service\'s spans a
   await httpGet(frontPort, '/hop') // its spans, if any, would have gone out with these
   await waitFor(() => receiver.spans().filter((s) => s.resource['service.name'] === 'front').length >= 4, { timeout: 15000, message: 'the later request\'s spans' })
   assert.ok(!receiver.spans().some((s) => s.resource['service.name'] === 'own'), 'no spans from the app that sets up OpenTelemetry itself')
+  // the hops' outgoing connections make no net or dns spans of their own (off by default)
+  assert.deepEqual(receiver.spans().filter((s) => /^(tcp|ipc|tls)\.connect|^dns\./.test(s.name)).map((s) => s.name), [])
   assert.deepEqual(receiver.errors, [])
 
   const shown = JSON.parse((await h.run(['show', 'front', '--json'])).stdout)
