@@ -41,8 +41,8 @@ test('every error with a code is an XpmError of the catalogue: no code added to 
     const source = fs.readFileSync(path.join(root, file), 'utf8')
     source.split('\n').forEach((line, i) => {
       const where = `${file}:${i + 1}`
-      if (/Object\.assign\([^;]*\bcode\s*:/.test(line)) found.push(`${where}: a code assigned onto an Error`)
-      if (/\.code\s*=[^=]/.test(line) && file !== path.join('lib', 'shared', 'errors.js')) found.push(`${where}: .code written`)
+      if (/Object\.assign\(\s*(new \w*Error\b|err\b|error\b)[^;]*\bcode\s*:/.test(line)) found.push(`${where}: a code assigned onto an Error`)
+      if (/\b(err|error|e)\.code\s*=[^=]/.test(line) && file !== path.join('lib', 'shared', 'errors.js')) found.push(`${where}: .code written`)
       for (const m of line.matchAll(/new XpmError\(\s*'([A-Z_]+)'/g)) if (!CODES[m[1]]) found.push(`${where}: ${m[1]} is not in the catalogue`)
     })
   }
