@@ -2,47 +2,45 @@
 // so that the daemon samples those every second and sends the others as summary rows, only when
 // they change (lib/cli/web/shown-ids.js). One request at a time, the latest set wins; a new
 // stream (its `full` frame names it) is told again.
-(function () {
-  'use strict'
+import * as auth from './auth.js'
 
-  class ShownReporter {
-    // csrf: () → the session's CSRF token
-    constructor ({ csrf }) {
-      this.csrf = csrf
-      this.sink = null
-      this.ids = []
-      this.sent = null
-      this.busy = false
-    }
-
-    setSink (sink) {
-      this.sink = sink
-      this.flush()
-    }
-
-    report (ids) {
-      this.ids = ids
-      this.flush()
-    }
-
-    async flush () {
-      if (this.busy || typeof this.sink !== 'number') return
-      const key = `${this.sink}:${this.ids.join(',')}`
-      if (key === this.sent) return
-      this.sent = key
-      this.busy = true
-      try {
-        await window.XpmAuth.fetch('/api/watch', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-xpm-csrf': this.csrf() },
-          body: JSON.stringify({ sink: this.sink, ids: this.ids })
-        })
-      } catch {} finally { // a stream gone: the next one's full frame sends the rows again
-        this.busy = false
-        this.flush()
-      }
-    }
+class ShownReporter {
+  // csrf: () → the session's CSRF token
+  constructor ({ csrf }) {
+    this.csrf = csrf
+    this.sink = null
+    this.ids = []
+    this.sent = null
+    this.busy = false
   }
 
-  window.XpmShown = { ShownReporter }
-})()
+  setSink (sink) {
+    this.sink = sink
+    this.flush()
+  }
+
+  report (ids) {
+    this.ids = ids
+    this.flush()
+  }
+
+  async flush () {
+    if (this.busy || typeof this.sink !== 'number') return
+    const key = `${this.sink}:${this.ids.join(',')}`
+    if (key === this.sent) return
+    this.sent = key
+    this.busy = true
+    try {
+      await auth.fetch('/api/watch', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-xpm-csrf': this.csrf() },
+        body: JSON.stringify({ sink: this.sink, ids: this.ids })
+      })
+    } catch {} finally { // a stream gone: the next one's full frame sends the rows again
+      this.busy = false
+      this.flush()
+    }
+  }
+}
+
+export { ShownReporter }
