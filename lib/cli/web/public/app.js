@@ -1,6 +1,8 @@
 // The xpm web page, no framework: the live process table (server-sent events from /api/events;
 // table.js, its rows in view told by shown.js), the selected process's charts (charts.js), live log
-// (/api/logs, log-panel.js), restart journal (/api/why), actions (POST /api/action, line by line).
+// (/api/logs, log-panel.js), restart journal (/api/why), actions (page-actions.js). Across hosts
+// (`xpm web --hosts`) every row has its host, a row's key is `<host>/<id>`, what concerns the
+// selected process goes to its host, and hosts.js shows which hosts are live or unreachable.
 /* global requestAnimationFrame */
 import { formatBytes } from './quantity.js'
 import * as auth from './auth.js'
@@ -10,6 +12,8 @@ import { ShownReporter } from './shown.js'
 import { VirtualTable } from './table.js'
 import { renderJournal, renderJournalError } from './journal.js'
 import { Charts } from './charts.js'
+import { HostBar } from './hosts.js'
+import { wireActions } from './page-actions.js'
 
 const $ = (id) => document.getElementById(id)
 let charts = null // made once the page's layout is known (their width)
@@ -17,26 +21,47 @@ const logs = new LogPanel({ box: $('logs'), note: $('log-note'), pause: $('pause
 
 const state = {
   session: null,
+  fleet: false, // across hosts
   col: null, // column name → index in a row array
-  rows: new Map(), // id → row array
+  rows: new Map(), // key → row array
   at: 0, // the server time of the last frame
   receivedAt: 0,
   sort: { key: 'id', desc: false },
   filter: '',
-  selectedId: null,
+  host: null, // the one host shown (a chip picked)
+  selectedId: null, // the selected row's key
+  selectedHost: null,
   selectedApp: null,
   lastRestarts: null
 }
+const hostBar = new HostBar({ box: $('hosts'), onPick: (label) => { state.host = label; refreshView() } })
+state.unreachable = (label) => hostBar.unreachable(label)
 
-const { v, shownStatus, cpuText, COLUMNS, observe, forget, rowClass } = makeColumns(state)
-
+let v, key, shownStatus, cpuText, observe, forget, table
 const shown = new ShownReporter({ csrf: () => state.session.csrf })
-const table = new VirtualTable({
-  viewport: $('viewport'), sizer: $('sizer'), rows: $('rows'), columns: COLUMNS, rowClass, onSelect: select, onShown: (ids) => shown.report(ids)
-})
+
+// what the page has in view, as POST /api/watch takes it: ids, or ids per host
+function reportShown (keys) {
+  if (!state.fleet) return shown.report({ ids: keys })
+  const hosts = {}
+  for (const k of keys) {
+    const row = state.rows.get(k)
+    if (row) (hosts[v(row, 'host')] ||= []).push(v(row, 'id'))
+  }
+  shown.report({ hosts })
+}
+
+// the table, once the session says whether it spans hosts (a host column first)
+function makeTable () {
+  const columns = makeColumns(state)
+  ;({ v, key, shownStatus, cpuText, observe, forget } = columns)
+  table = new VirtualTable({
+    viewport: $('viewport'), sizer: $('sizer'), rows: $('rows'), columns: columns.COLUMNS, rowClass: columns.rowClass, keyOf: key, onSelect: select, onShown: reportShown
+  })
+  table.renderHead($('thead'))
+}
 
 // ---- header, sorting, filter -------------------------------------------------------------
-table.renderHead($('thead'))
 $('thead').addEventListener('click', (e) => {
   const key = e.target.dataset?.key
   if (!key) return
@@ -55,13 +80,14 @@ function compare (a, b) {
   let y = key === 'status' ? shownStatus(b) : v(b, key)
   if (x == null) x = typeof y === 'string' ? '' : -Infinity
   if (y == null) y = typeof x === 'string' ? '' : -Infinity
-  const order = typeof x === 'string' || typeof y === 'string' ? String(x).localeCompare(String(y)) : x - y
-  return (state.sort.desc ? -order : order) || v(a, 'id') - v(b, 'id')
+  const order = typeof x === 'string' || typeof y === 'string' ? String(x).localeCompare(String(y), undefined, { numeric: true }) : x - y
+  return (state.sort.desc ? -order : order) || String(v(a, 'host')).localeCompare(String(v(b, 'host')), undefined, { numeric: true }) || v(a, 'id') - v(b, 'id')
 }
 
 function matches (row) {
+  if (state.host !== null && v(row, 'host') !== state.host) return false
   if (!state.filter) return true
-  const hay = `${v(row, 'id')} ${v(row, 'name')} ${v(row, 'namespace') ?? ''} ${shownStatus(row)} ${v(row, 'mode') ?? ''}`.toLowerCase()
+  const hay = `${v(row, 'host') ?? ''} ${v(row, 'id')} ${v(row, 'name')} ${v(row, 'namespace') ?? ''} ${shownStatus(row)} ${v(row, 'mode') ?? ''}`.toLowerCase()
   return state.filter.split(/\s+/).every((word) => hay.includes(word))
 }
 
@@ -87,13 +113,17 @@ function summary (shown) {
   let online = 0
   let cpu = 0
   let memory = 0
+  const counts = new Map()
   for (const row of state.rows.values()) {
+    if (state.fleet) counts.set(v(row, 'host'), (counts.get(v(row, 'host')) || 0) + 1)
+    if (shownStatus(row) === 'unreachable') continue
     if (v(row, 'status') === 'online') online++
     cpu += v(row, 'cpu') || 0
     memory += v(row, 'memory') || 0
   }
   const total = state.rows.size
-  $('summary').textContent = `${total} process${total === 1 ? '' : 'es'}, ${online} online · cpu ${cpuText(cpu)} · memory ${formatBytes(memory)}` +
+  if (state.fleet) hostBar.render(counts)
+  $('summary').textContent = `${total} process${total === 1 ? '' : 'es'}${state.fleet ? hostBar.summary() : ''}, ${online} online · cpu ${cpuText(cpu)} · memory ${formatBytes(memory)}` +
     (shown !== total ? ` · ${shown} shown` : '')
 }
 
@@ -108,43 +138,54 @@ function reopenEvents () {
   reopenTimer = setTimeout(connectEvents, source ? 200 : 0)
 }
 
+const hostQuery = (host) => (host == null ? '' : `&host=${encodeURIComponent(host)}`)
+
 function connectEvents () {
   shown.setSink(null) // its stream closes: nothing more is told for it (its successor's full frame names the next)
   if (source) source.close()
-  source = new auth.TicketedSource(state.selectedApp === null ? '/api/events' : `/api/events?logs=${encodeURIComponent(state.selectedApp)}`)
   const app = state.selectedApp
+  source = new auth.TicketedSource(app === null ? '/api/events' : `/api/events?logs=${encodeURIComponent(app)}${hostQuery(state.selectedHost)}`)
   source.addEventListener('lines', (e) => logs.onBatch(JSON.parse(e.data), app))
   source.addEventListener('failed', (e) => logs.failed(JSON.parse(e.data).message))
   source.addEventListener('open', () => setConn(true))
   source.addEventListener('error', () => setConn(false))
   source.addEventListener('gone', (e) => setConn(false, JSON.parse(e.data).message))
+  source.addEventListener('hosts', (e) => hostBar.reset(JSON.parse(e.data).hosts))
+  source.addEventListener('host', (e) => {
+    const h = JSON.parse(e.data)
+    hostBar.set(h)
+    // the selected process's host is back: its log and chart points again
+    if (h.state === 'up' && h.label === state.selectedHost) reopenEvents()
+    refreshView()
+  })
   source.addEventListener('full', (e) => {
     const frame = JSON.parse(e.data)
-    state.col = Object.fromEntries(frame.columns.map((name, i) => [name, i]))
-    state.rows = new Map(frame.rows.map((r) => [r[0], r]))
-    for (const row of frame.rows) observe(row)
+    const host = frame.host ?? null
+    state.col = Object.fromEntries([...frame.columns, 'host'].map((name, i) => [name, i]))
+    if (host === null) state.rows = new Map()
+    else for (const [k, row] of state.rows) if (v(row, 'host') === host) state.rows.delete(k)
+    for (const row of frame.rows) put(row, host)
     shown.setSink(frame.sink)
     state.at = frame.at
     state.receivedAt = Date.now()
-    if (state.selectedId === null && frame.rows.length) select(Math.min(...frame.rows.map((r) => r[0])))
-    else if (state.selectedId !== null) loadHistory(state.selectedId)
+    if (state.selectedId === null && frame.rows.length) select(key(frame.rows.reduce((a, b) => (b[0] < a[0] ? b : a))))
+    else if (state.selectedId !== null && (host === null || host === state.selectedHost)) loadHistory(state.selectedId)
     refreshView()
   })
   source.addEventListener('diff', (e) => {
     if (!state.col) return
     const frame = JSON.parse(e.data)
-    for (const row of frame.rows) {
-      state.rows.set(row[0], row)
-      observe(row)
-    }
+    const host = frame.host ?? null
+    for (const row of frame.rows) put(row, host)
     for (const id of frame.removed) {
-      state.rows.delete(id)
-      forget(id)
+      const k = host === null ? id : `${host}/${id}`
+      state.rows.delete(k)
+      forget(k)
     }
     state.at = frame.at
     state.receivedAt = Date.now()
     const sel = state.rows.get(state.selectedId)
-    if (sel) {
+    if (sel && host === state.selectedHost) {
       charts.add({ at: frame.at, cpu: v(sel, 'cpu'), memory: v(sel, 'memory'), heapUsed: v(sel, 'heapUsed'), elP99: v(sel, 'elP99') })
       const restarts = v(sel, 'restarts')
       if (state.lastRestarts !== null && restarts !== state.lastRestarts) loadJournal()
@@ -155,6 +196,13 @@ function connectEvents () {
   })
 }
 
+// a row as the server sent it, with its host (null for one daemon) after the server's columns
+function put (row, host) {
+  row[state.col.host] = host
+  state.rows.set(key(row), row)
+  observe(row)
+}
+
 function setConn (up, message) {
   $('conn').textContent = up ? 'live' : message || 'reconnecting…'
   $('conn').classList.toggle('down', !up)
@@ -162,24 +210,25 @@ function setConn (up, message) {
 
 // ---- selection, keyboard -------------------------------------------------------------------
 function titleOf (row) {
-  return `${v(row, 'name')}${v(row, 'instance') != null ? ` [${v(row, 'instance')}]` : ''} · id ${v(row, 'id')} · pid ${v(row, 'pid') ?? '-'} · ${shownStatus(row)}`
+  return `${v(row, 'name')}${v(row, 'instance') != null ? ` [${v(row, 'instance')}]` : ''} · id ${v(row, 'id')}${v(row, 'host') != null ? ` on ${v(row, 'host')}` : ''} · pid ${v(row, 'pid') ?? '-'} · ${shownStatus(row)}`
 }
 
 function setTitle (row) {
   $('sel-title').textContent = $('sel-title').title = titleOf(row)
 }
 
-function select (id) {
-  const row = state.rows.get(id)
+function select (k) {
+  const row = state.rows.get(k)
   if (!row) return
-  const appChanged = v(row, 'name') !== state.selectedApp
-  state.selectedId = id
+  const appChanged = v(row, 'name') !== state.selectedApp || v(row, 'host') !== state.selectedHost
+  state.selectedId = k
+  state.selectedHost = v(row, 'host')
   state.selectedApp = v(row, 'name')
   state.lastRestarts = v(row, 'restarts')
-  table.select(id)
+  table.select(k)
   setTitle(row)
-  $('inst-label').textContent = `process ${id}`
-  loadHistory(id)
+  $('inst-label').textContent = `process ${v(row, 'id')}`
+  loadHistory(k)
   if (appChanged) {
     logs.clear()
     reopenEvents()
@@ -191,17 +240,19 @@ $('viewport').addEventListener('keydown', (e) => {
   if (!['ArrowDown', 'ArrowUp', 'j', 'k'].includes(e.key)) return
   e.preventDefault()
   const list = table.list
-  const i = list.findIndex((r) => r[0] === state.selectedId)
+  const i = list.findIndex((r) => key(r) === state.selectedId)
   const next = list[Math.max(0, Math.min(list.length - 1, i + (e.key === 'ArrowDown' || e.key === 'j' ? 1 : -1)))]
   if (next) {
-    select(next[0])
-    table.reveal(next[0])
+    select(key(next))
+    table.reveal(key(next))
   }
 })
 
-async function loadHistory (id) {
-  const res = await auth.fetch(`/api/history?id=${id}`)
-  if (!res.ok || id !== state.selectedId) return
+async function loadHistory (k) {
+  const row = state.rows.get(k)
+  if (!row) return
+  const res = await auth.fetch(`/api/history?id=${v(row, 'id')}${hostQuery(v(row, 'host'))}`)
+  if (!res.ok || k !== state.selectedId) return
   charts.load(await res.json())
 }
 
@@ -210,74 +261,26 @@ let journalSeq = 0
 async function loadJournal () {
   const app = state.selectedApp
   const seq = ++journalSeq
-  const res = await auth.fetch(`/api/why?target=${encodeURIComponent(app)}`)
+  const res = await auth.fetch(`/api/why?target=${encodeURIComponent(app)}${hostQuery(state.selectedHost)}`)
   if (seq !== journalSeq) return
   const body = await res.json()
   if (res.ok) renderJournal($('journal'), body.rows || [], app)
   else renderJournalError($('journal'), body.error?.message)
 }
 
-// ---- actions -------------------------------------------------------------------------------
-function out (text, cls) {
-  const line = document.createElement('div')
-  if (cls) line.className = cls
-  line.textContent = text
-  $('action-output').appendChild(line)
-  $('action-output').scrollTop = $('action-output').scrollHeight
-}
-
-async function act (action, target) {
-  const buttons = document.querySelectorAll('#actions button')
-  for (const b of buttons) b.disabled = true
-  out(`$ xpm ${action} ${target}`)
-  try {
-    const res = await auth.post('/api/action', { action, target })
-    if (!res.ok) {
-      const body = await res.json().catch(() => ({}))
-      out(`xpm: ${body.error?.message || res.statusText}${body.error?.code ? ` [${body.error.code}]` : ''}`, 'fail')
-      return
-    }
-    const reader = res.body.getReader()
-    const decoder = new TextDecoder()
-    let buffered = ''
-    for (;;) {
-      const { value, done } = await reader.read()
-      if (done) break
-      buffered += decoder.decode(value, { stream: true })
-      let nl
-      while ((nl = buffered.indexOf('\n')) !== -1) {
-        const msg = JSON.parse(buffered.slice(0, nl))
-        buffered = buffered.slice(nl + 1)
-        if (msg.type === 'step') out(msg.text)
-        else if (msg.type === 'done') out(msg.ok ? msg.message : `xpm: ${msg.message} [${msg.code}]`, msg.ok ? 'ok' : 'fail')
-      }
-    }
-  } catch (err) {
-    out(`xpm web: ${err.message}`, 'fail')
-  } finally {
-    for (const b of buttons) b.disabled = state.session.readOnly
-    loadJournal()
-  }
-}
-
-$('actions').addEventListener('click', (e) => {
-  const b = e.target.closest('button')
-  if (!b || state.selectedId === null) return
-  if (b.dataset.scope === 'app' && b.dataset.action === 'stop' && !confirmStop(state.selectedApp)) return
-  act(b.dataset.action, b.dataset.scope === 'app' ? state.selectedApp : state.selectedId)
-})
-
-// stopping a whole app takes every instance off: asked first, with how many
-function confirmStop (app) {
-  let n = 0
-  for (const row of state.rows.values()) if (v(row, 'name') === app && v(row, 'status') !== 'stopped') n++
-  return window.confirm(`Stop ${app}: all ${n} running process${n === 1 ? '' : 'es'} of it?`)
-}
-
 // ---- start ---------------------------------------------------------------------------------
+let act = null
 async function start () {
   state.session = await auth.session() // null: opened without the token
   if (!state.session) return setConn(false, 'no token: open the address `xpm web` printed (…/#token=…)')
+  state.fleet = Array.isArray(state.session.hosts)
+  if (state.fleet) {
+    document.body.classList.add('fleet')
+    state.sort = { key: 'host', desc: false }
+  }
+  makeTable()
+  reportShown([])
+  ;({ act } = wireActions({ state, v, $, onDone: () => loadJournal() }))
   if (state.session.readOnly) {
     $('read-only').hidden = false
     for (const b of document.querySelectorAll('#actions button')) {
@@ -291,5 +294,5 @@ async function start () {
 }
 
 // the page's state, for the browser tests (test/integration/web*.test.js) and a curious console
-window.xpmWeb = { state, get charts () { return charts }, select, act }
+window.xpmWeb = { state, get charts () { return charts }, select, act: (...args) => act(...args) }
 start()

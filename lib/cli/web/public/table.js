@@ -2,14 +2,15 @@
 // the list scrolls), and a cell is written only when its text changed, so 1,000 processes cost
 // what the 30 or so visible rows cost. onShown(ids) hears the ids in view (and the selected one)
 // after every paint; rowClass(row) adds a class to a row (a crash-looping one). A cell's whole
-// text is its title: a name cut short shows in full on hover.
+// text is its title: a name cut short shows in full on hover. keyOf(row): a row's key (its id,
+// or `<host>/<id>` across hosts), in data-id.
 /* global requestAnimationFrame */
 const ROW_HEIGHT = 24
 const OVERSCAN = 6
 
 class VirtualTable {
-  constructor ({ viewport, sizer, rows, columns, onSelect, onShown = () => {}, rowClass = () => '' }) {
-    Object.assign(this, { viewport, sizer, rowsEl: rows, columns, onSelect, onShown, rowClass })
+  constructor ({ viewport, sizer, rows, columns, onSelect, onShown = () => {}, rowClass = () => '', keyOf = (row) => row[0] }) {
+    Object.assign(this, { viewport, sizer, rowsEl: rows, columns, onSelect, onShown, rowClass, keyOf })
     this.list = []
     this.pool = []
     this.selectedId = null
@@ -18,7 +19,7 @@ class VirtualTable {
     window.addEventListener('resize', () => this.schedule())
     rows.addEventListener('click', (e) => {
       const el = e.target.closest('.row')
-      if (el && el.dataset.id !== '') this.onSelect(Number(el.dataset.id))
+      if (el && el.rowKey !== undefined) this.onSelect(el.rowKey)
     })
   }
 
@@ -47,7 +48,7 @@ class VirtualTable {
 
   // Keeps the row of `id` in view (keyboard moves).
   reveal (id) {
-    const index = this.list.findIndex((r) => r[0] === id)
+    const index = this.list.findIndex((r) => this.keyOf(r) === id)
     if (index === -1) return
     const top = index * ROW_HEIGHT
     const vp = this.viewport
@@ -97,11 +98,13 @@ class VirtualTable {
       }
       const el = this.rowElement(i)
       if (el.hidden) el.hidden = false
-      shown.push(row[0])
-      const id = String(row[0])
+      const key = this.keyOf(row)
+      shown.push(key)
+      el.rowKey = key
+      const id = String(key)
       if (el.dataset.id !== id) el.dataset.id = id
       const extra = this.rowClass(row)
-      const cls = 'row' + (row[0] === this.selectedId ? ' selected' : '') + (extra ? ' ' + extra : '')
+      const cls = 'row' + (key === this.selectedId ? ' selected' : '') + (extra ? ' ' + extra : '')
       if (el.rowCls !== cls) {
         el.className = cls
         el.rowCls = cls
@@ -123,7 +126,7 @@ class VirtualTable {
         }
       }
     }
-    this.onShown([...new Set(shown)].sort((a, b) => a - b))
+    this.onShown([...new Set(shown)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)))
   }
 }
 
