@@ -133,6 +133,8 @@ function addReadingCommands (program, { act, lazy }) {
 // ping, kill, report, examples, save, cleardump, resurrect, update, startup, unstartup,
 // ecosystem, import, set, multiset, unset, get
 function addDaemonCommands (program, { act, lazy }) {
+  program.command('bridge', { hidden: true }).description('(run by fleet commands over ssh) join stdin/stdout to the daemon socket')
+    .action(act((ctx) => require('./fleet/bridge').bridge(ctx)))
   program.command('ping').description('start the daemon if needed and check that it answers').action(act(lazy('daemon', 'ping')))
   program.command('kill').description('stop every app gracefully, then the daemon').action(act(lazy('daemon', 'kill'), { autoStart: false }))
   program.command('report').description('versions, the daemon and the processes, for a bug report').action(act(lazy('daemon', 'report')))

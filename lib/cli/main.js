@@ -33,7 +33,7 @@ function buildProgram (argv = [], io = createIo()) {
 
   // listed in the guide, not in the help; a typo is still an error, with the nearest command
   // or alias of all of them suggested
-  program.configureHelp({ visibleCommands: (cmd) => cmd.commands.filter((c) => !Object.hasOwn(NOTICES, c.name())) })
+  program.configureHelp({ visibleCommands: (cmd) => cmd.commands.filter((c) => !c._hidden && !Object.hasOwn(NOTICES, c.name())) })
   program.unknownCommand = function () {
     const name = this.args[0]
     const { suggest } = require('../shared/config/suggest')
@@ -69,7 +69,8 @@ const FAST_PATH = {
   ps: ['list', 'list'],
   status: ['list', 'list'],
   jlist: ['list', 'jlist'],
-  ping: ['daemon', 'ping']
+  ping: ['daemon', 'ping'],
+  bridge: ['../fleet/bridge', 'bridge'] // run by every fleet command on each host (lib/cli/fleet/)
 }
 
 // The CLI as a program: bin/xpm builds it with the process's streams and the real connection; a

@@ -46,7 +46,11 @@ const CODES = {
   XPM_ERR_OTEL_MISSING: { exit: 2, summary: 'An app has `otel` on but the OpenTelemetry packages (optional dependencies of xpm) are not installed: the app runs without telemetry; install xpm with its optional dependencies (docs/otel.md).' },
   XPM_ERR_DEPLOY_CONFIG: { exit: 2, summary: '`xpm deploy`: no deployment file, no `deploy` section or no such environment in it, or a target without `host`, `repo`, `path` or `ref`.' },
   XPM_ERR_DEPLOY_LOCAL_CHANGES: { exit: 1, summary: '`xpm deploy` refused to release from a git checkout with uncommitted or unpushed changes (the hosts fetch what is pushed); `--force` deploys anyway.' },
-  XPM_ERR_DEPLOY_FAILED: { exit: 1, summary: '`xpm deploy`: a host did not end on the requested release (unreachable, key refused, a failed git step or hook, tracked files changed in a host\'s `source` folder, apps not online); the message names the host, the step and its last output lines, and which hosts were reverted.' }
+  XPM_ERR_DEPLOY_FAILED: { exit: 1, summary: '`xpm deploy`: a host did not end on the requested release (unreachable, key refused, a failed git step or hook, tracked files changed in a host\'s `source` folder, apps not online); the message names the host, the step and its last output lines, and which hosts were reverted.' },
+  XPM_ERR_HOSTS_CONFIG: { exit: 2, summary: '`--host`/`--hosts`: a host not of the form `user@host[:port]`, no such group in the ecosystem file\'s `deploy` section nor in `XPM_HOME/hosts.json`, the same host twice, or more than 64 hosts.' },
+  XPM_ERR_HOST_UNREACHABLE: { exit: 1, summary: 'A host of a fleet command (`--host`/`--hosts`) could not be reached over ssh, or its connection closed; the message names the host and ssh\'s reason, and the other hosts\' results are printed.' },
+  XPM_ERR_REMOTE_XPM_MISSING: { exit: 1, summary: 'A host of a fleet command has no `xpm` on the PATH of its login shell (nor at `XPM_REMOTE_BIN`): install xpm there.' },
+  XPM_ERR_ROLLOUT_STOPPED: { exit: 1, summary: '`reload --hosts`: a host\'s reload failed or its apps were not online and ready in time; the rollout stopped there and the hosts after it were not touched (the message says where each host stands).' }
 }
 
 class XpmError extends Error {

@@ -23,12 +23,14 @@ function sshdMissing () {
 
 // Starts sshd; resolves { port, dir, key, sshCommand, pid, stop, log }. sshCommand: the ssh
 // command line (XPM_SSH) that logs in with the test's key and trusts the test's host key file.
-async function startSshd (t) {
+// key: a client key made by an earlier startSshd (several "hosts" one XPM_SSH reaches);
+// env: variables every session gets (sshd's SetEnv), such as the XPM_HOME of this "host".
+async function startSshd (t, { key: sharedKey = null, env = {} } = {}) {
   const dir = tempDir('xpm-sshd-')
   fs.chmodSync(dir, 0o700)
-  const key = path.join(dir, 'client_key')
+  const key = sharedKey || path.join(dir, 'client_key')
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path.join(dir, 'host_key')])
-  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key])
+  if (!sharedKey) execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key])
   fs.copyFileSync(`${key}.pub`, path.join(dir, 'authorized_keys'))
   // sshd wants its privilege separation folder even when it runs unprivileged
   if (process.getuid() === 0) fs.mkdirSync('/run/sshd', { recursive: true, mode: 0o755 })
@@ -46,6 +48,7 @@ async function startSshd (t) {
     'KbdInteractiveAuthentication no',
     'PermitRootLogin prohibit-password',
     'LogLevel ERROR',
+    ...Object.entries(env).map(([k, v]) => `SetEnv ${k}="${v}"`),
     ''
   ].join('\n'))
   const child = spawn(SSHD, ['-f', conf, '-D', '-e'], { stdio: ['ignore', 'ignore', 'pipe'] })

@@ -54,15 +54,16 @@ const asList = (v) => (v === undefined || v === null ? [] : Array.isArray(v) ? v
 const text = (v) => (v === undefined || v === null ? '' : String(v))
 
 // One target → { env, hooks, hosts: [...] }. file: as given or found (the default post-deploy
-// names it, as PM2's `pm2 startOrRestart <file> --env <env>`).
-function resolveTarget (deploy, envName, { file, cwd = process.cwd(), notice = () => {} } = {}) {
+// names it, as PM2's `pm2 startOrRestart <file> --env <env>`). need: the keys it must have (the
+// fleet commands, lib/cli/fleet/hosts.js, need its hosts only).
+function resolveTarget (deploy, envName, { file, cwd = process.cwd(), notice = () => {}, need = ['host', 'repo', 'path', 'ref'] } = {}) {
   if (!deploy) throw configError(`${file} has no deploy section`, { file })
   const raw = Object.hasOwn(deploy, envName) ? deploy[envName] : undefined
   if (!raw || typeof raw !== 'object') {
     throw configError(`${envName} environment is not defined in ${file} (deploy has: ${Object.keys(deploy).join(', ') || 'nothing'})`, { file, env: envName })
   }
   for (const key of Object.keys(raw)) if (!KEYS.has(key)) notice(`deploy.${envName}.${key}: not a key pm2 deploy reads; ignored`)
-  const missing = ['host', 'repo', 'path', 'ref'].filter((k) => raw[k] === undefined || raw[k] === '' || (Array.isArray(raw[k]) && raw[k].length === 0))
+  const missing = need.filter((k) => raw[k] === undefined || raw[k] === '' || (Array.isArray(raw[k]) && raw[k].length === 0))
   if (missing.length) throw configError(`deploy.${envName} needs ${missing.join(', ')} (as pm2 deploy)`, { file, env: envName, missing })
   const env = raw.env && typeof raw.env === 'object' ? raw.env : {}
   const hooks = {
