@@ -3,13 +3,14 @@
 // One ssh connection to a host that many bridges ride, for `xpm web --hosts` (lib/cli/commands/web.js):
 // the dashboard needs several daemon connections per host at once (a `logs` follow ends only
 // with its connection, an action's progress events are its connection's), and each would
-// otherwise be an ssh login of its own. A master (`ssh -N`, ControlMaster=yes) holds the one
-// connection; every `xpm bridge` (connect.js) is a channel over it (ControlMaster=no, the same
+// otherwise be an ssh login of its own. A master (ControlMaster=yes) holds the one connection; every `xpm bridge` (connect.js) is a channel over it (ControlMaster=no, the same
 // ControlPath), so the host sees one login and its daemon a few local clients. The control socket
 // is in a folder of this process's own (0700), removed on close; it lets whoever can open it run
 // commands as the ssh user on the host, as that user's ssh keys and agent already do.
 // ServerAliveInterval: a host gone without a word (powered off, partitioned) is seen within ~15 s,
-// when the master exits and every channel with it.
+// when the master exits and every channel with it. The master's own session reads its stdin, a
+// pipe from this process: when this process ends, however it ends, the session ends and the master
+// with it (`ssh -N` would outlive a dashboard killed with SIGKILL).
 
 const fs = require('node:fs')
 const os = require('node:os')
@@ -45,9 +46,10 @@ class SharedSsh {
     const m = this.master
     if (m && m.child.exitCode === null && m.child.signalCode === null) return m.ready
     const { sshArgs } = require('../deploy/ssh')
-    const args = ['-N', ...sshArgs(this.withOptions(['ControlMaster=yes', ...ALIVE]), this.env)]
+    const args = [...sshArgs(this.withOptions(['ControlMaster=yes', ...ALIVE]), this.env), 'cat >/dev/null']
     const [cmd, argv] = this.env.XPM_SSH ? ['sh', ['-c', `${this.env.XPM_SSH} "$@"`, 'ssh', ...args]] : ['ssh', args]
-    const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'], env: this.env })
+    const child = spawn(cmd, argv, { stdio: ['pipe', 'ignore', 'pipe'], env: this.env })
+    child.stdin.on('error', () => {})
     let stderr = ''
     child.stderr.setEncoding('utf8')
     child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-2000) })
