@@ -16,6 +16,7 @@ function addCommands (program, { act, withStartOptions }) {
   addLifecycleCommands(program, { act, lazy, withStartOptions })
   addReadingCommands(program, { act, lazy })
   addDaemonCommands(program, { act, lazy })
+  require('./fleet/options').addFleetOptions(program, { act, lazy }) // --host/--hosts
   return addNoticeCommands(program, { act })
 }
 

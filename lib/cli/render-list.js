@@ -23,14 +23,15 @@ function shownStatus (p) {
 // with the square of the rows (docs/architecture.md, "Dependencies").
 function renderList (processes, { columns = process.stdout.columns || 80, tty = Boolean(process.stdout.isTTY) } = {}) {
   if (processes.length === 0) return 'No processes. Start one with `xpm start app.js`.\n'
-  // a namespace column only when some app has one
+  // a namespace column only when some app has one; a host column first across hosts (lib/cli/fleet)
   const withNs = processes.some((p) => p.namespace && p.namespace !== 'default')
-  const head = withNs ? [...HEAD.slice(0, 2), 'namespace', ...HEAD.slice(2)] : HEAD
+  const withHost = processes.some((p) => p.host !== undefined)
+  const head = [...(withHost ? ['host'] : []), ...(withNs ? [...HEAD.slice(0, 2), 'namespace', ...HEAD.slice(2)] : HEAD)]
   const STATUS = head.indexOf('status')
   const widths = head.map((h) => displayWidth(h))
   const rows = new Array(processes.length)
   for (let r = 0; r < processes.length; r++) {
-    const row = listRow(processes[r], withNs)
+    const row = listRow(processes[r], withNs, withHost)
     for (let i = 0; i < row.length; i++) {
       const w = displayWidth(row[i])
       if (w > widths[i]) widths[i] = w
@@ -60,12 +61,13 @@ function renderList (processes, { columns = process.stdout.columns || 80, tty = 
 
 // The cells of one process, as text. A process with no pid (stopped, errored, waiting) has no
 // uptime either: '-' like its pid, not 0.
-function listRow (p, withNs) {
+function listRow (p, withNs, withHost) {
   const row = [
     String(p.id), String(p.name), String(p.mode), p.pid ? String(p.pid) : '-', p.pid ? formatUptime(p.uptime) : '-',
     String(p.restarts), shownStatus(p), formatPercent(p.cpu), formatBytes(p.memory)
   ]
   if (withNs) row.splice(2, 0, String(p.namespace ?? 'default'))
+  if (withHost) row.unshift(String(p.host))
   return row
 }
 
@@ -73,7 +75,7 @@ function listRow (p, withNs) {
 // table fits in `columns`; each column takes its content, a space each side and a bar.
 function fitWidths (widths, head, columns, STATUS) {
   let over = widths.reduce((a, b) => a + b, 0) + head.length * 3 + 1 - columns
-  for (const [i, min] of [[1, 6], [STATUS, head[STATUS].length]]) {
+  for (const [i, min] of [[head.indexOf('name'), 6], [STATUS, head[STATUS].length]]) {
     if (over <= 0) return
     const give = Math.min(over, Math.max(0, widths[i] - min))
     widths[i] -= give
@@ -85,9 +87,10 @@ function fitWidths (widths, head, columns, STATUS) {
 // colour; easy to grep and cut. The namespace column appears when an app has one.
 function renderMiniList (processes) {
   const withNs = processes.some((p) => p.namespace && p.namespace !== 'default')
-  const head = ['id', 'name', ...(withNs ? ['namespace'] : []), 'mode', 'pid', 'uptime', 'restarts', 'status', 'cpu', 'mem']
+  const withHost = processes.some((p) => p.host !== undefined)
+  const head = [...(withHost ? ['host'] : []), 'id', 'name', ...(withNs ? ['namespace'] : []), 'mode', 'pid', 'uptime', 'restarts', 'status', 'cpu', 'mem']
   const rows = processes.map((p) => [
-    String(p.id), String(p.name), ...(withNs ? [String(p.namespace ?? 'default')] : []), String(p.mode), p.pid ? String(p.pid) : '-',
+    ...(withHost ? [String(p.host)] : []), String(p.id), String(p.name), ...(withNs ? [String(p.namespace ?? 'default')] : []), String(p.mode), p.pid ? String(p.pid) : '-',
     p.pid ? formatUptime(p.uptime) : '-', String(p.restarts), shownStatus(p), formatPercent(p.cpu), formatBytes(p.memory).replace(' ', '')
   ])
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => displayWidth(r[i]))))
