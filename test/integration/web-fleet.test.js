@@ -9,31 +9,13 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const fs = require('node:fs')
 const { fixture } = require('../helpers/xpm')
 const { sshdMissing } = require('../helpers/sshd')
 const { startFleet } = require('../helpers/fleet')
+const { killHost } = require('../helpers/host-kill')
 const { startWeb, request, launchBrowser, CHROMIUM } = require('../helpers/web')
 
 const skip = sshdMissing() || (CHROMIUM ? false : 'no chromium at /usr/bin/chromium (apt-get install chromium)')
-
-// the pids of sshd's processes for one "host": its listener and the sessions it forked
-function sshdTree (root) {
-  const children = new Map()
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
-      if (!children.has(ppid)) children.set(ppid, [])
-      children.get(ppid).push({ pid: Number(entry), comm })
-    } catch {}
-  }
-  const out = [root]
-  for (let i = 0; i < out.length; i++) for (const c of children.get(out[i]) || []) if (c.comm.startsWith('sshd')) out.push(c.pid)
-  return out
-}
 
 test('xpm web --hosts: 3 hosts on one page, an action on host 2 only, a host that dies shows as unreachable', { skip, timeout: 300000 }, async (t) => {
   const f = await startFleet(t, 3)
@@ -102,7 +84,7 @@ test('xpm web --hosts: 3 hosts on one page, an action on host 2 only, a host tha
   })
 
   await t.test('host 3 dies with the page open: unreachable, not stopped; hosts 1 and 2 stay live', async () => {
-    for (const pid of sshdTree(f.hosts[2].sshd.pid)) try { process.kill(pid, 'SIGKILL') } catch {}
+    killHost(f.hosts[2].sshd.pid)
     await page.waitForFunction(() => document.querySelector('#hosts .host[data-host="h3"]')?.classList.contains('unreachable'), { timeout: 60000 })
     const h3 = await page.$$eval('#rows .row:not([hidden])', (els) => els.filter((el) => el.dataset.id.startsWith('h3/')).map((el) => [el.className, el.querySelector('[data-col="status"]').textContent]))
     assert.deepEqual(h3, [['row unreachable', 'unreachable'], ['row unreachable', 'unreachable']])
