@@ -8,8 +8,8 @@
 
 const path = require('node:path')
 
-async function web (ctx) {
-  const [opts = {}] = ctx.args
+async function web (ctx, input) {
+  const opts = require('../fleet/options').optionsOf(ctx, input)
   const { webOptions } = require('../web/options')
   const { XpmError } = require('../../shared/errors')
   const given = [].concat(opts.host ?? [])
