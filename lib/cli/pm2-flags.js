@@ -32,7 +32,7 @@ const PM2_FLAGS = [
   { flag: '-a --update-env', kind: 'command', on: ['start', 'restart', 'reload', 'startOrRestart', 'startOrReload'], what: 'the app gets the CLI\'s current environment' },
   { flag: '-f --force', kind: 'command', on: ['start', 'save'], what: 'start: see `pm2 start` in the command table; save: an empty list over a non-empty one' },
   { flag: '-i --instances <number>', kind: 'key', key: 'instances' },
-  { flag: '--parallel <number>', kind: 'notice', on: ['restart', 'reload', 'startOrRestart', 'startOrReload'], what: 'xpm restarts and reloads the apps of a command in parallel, and the workers of one app one at a time so that it keeps serving; ignored' },
+  { flag: '--parallel <number>', kind: 'notice', on: ['restart', 'reload', 'startOrRestart', 'startOrReload'], what: 'xpm restarts and reloads the apps of a command in parallel, and the workers of one app one at a time so that it keeps serving; ignored (with `reload --hosts`: how many hosts are reloaded at once, docs/fleet.md)' },
   { flag: '--shutdown-with-message', kind: 'key', key: 'shutdown_with_message' },
   { flag: '-p --pid <pid>', kind: 'key', key: 'pid_file' },
   { flag: '-k --kill-timeout <delay>', kind: 'key', key: 'kill_timeout' },

@@ -71,7 +71,7 @@ test('logs: the hosts\' last lines merged in time order, each after its host', {
 test('stop, start <name>, restart, scale and save on every host; files are refused', { skip, timeout: 90000 }, async () => {
   const statuses = async () => JSON.parse((await f.xpm(['jlist', '--hosts', 'production'])).stdout).filter((p) => p.name === 'worker' || p.host !== 'h2').map((p) => `${p.host}:${p.name}:${p.status}`)
   const stop = await f.xpm(['stop', 'api', '--hosts', 'production'])
-  assert.equal(stop.code, 0, stop.stderr)
+  assert.equal(stop.code, 0, stop.stderr + stop.stdout)
   assert.deepEqual([...stop.stdout.matchAll(/^── (h\d) ──$/gm)].map((m) => m[1]), ['h1', 'h2', 'h3'])
   assert.deepEqual(await statuses(), ['h1:api:stopped', 'h2:worker:online', 'h3:api:stopped'])
   const start = await f.xpm(['start', 'api', '--hosts', 'production'])

@@ -74,4 +74,8 @@ test('a reload that fails on host 2 stops the rollout: host 3 untouched, where e
     const stats = await h.load.stop()
     assert.equal(stats.failed, 0, `${h.label}: the old workers keep serving (${JSON.stringify(stats.errors)})`)
   }
+  // without --host/--hosts, --parallel is PM2's flag again: a notice (and the local daemon's answer)
+  const local = await f.xpm(['reload', 'api', '--parallel', '2'])
+  assert.match(local.stderr, /\[xpm\] notice: --parallel: xpm restarts and reloads the apps of a command in parallel/)
+  assert.match(local.stderr, /XPM_ERR_APP_NOT_FOUND/)
 })

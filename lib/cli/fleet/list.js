@@ -3,7 +3,7 @@
 // `list`/`jlist`/`prettylist` across hosts: one table with a host column first, or one JSON list
 // whose processes each carry their `host`; a host that failed is named on stderr and, in JSON, is
 // one entry { host, error: { code, message } } of the list.
-const { runOne, summarize, wireError } = require('./run')
+const { runOne, summarize, wireError } = require('./each-host')
 
 async function table (fleet, ctx, options) {
   const { io } = ctx

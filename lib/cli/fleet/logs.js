@@ -3,7 +3,7 @@
 // `logs --host/--hosts`: each host's last lines merged in time order, then the live lines of all
 // hosts as they come, each line after its host's label (`--json`: a `host` field). A host that
 // cannot be reached, or drops while following, is named on stderr; the others go on (exit 1).
-const { summarize } = require('./run')
+const { summarize } = require('./each-host')
 
 async function logs (fleet, ctx, rest, options) {
   const { io } = ctx

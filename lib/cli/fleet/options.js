@@ -46,7 +46,7 @@ function acrossHosts (name, action) {
   return (ctx, ...rest) => {
     const options = optionsOf(ctx, rest[0])
     if (!options.host?.length && !options.hosts) {
-      if (options.parallel !== undefined) ctx.io.notice('--parallel: xpm reloads the workers of one app one at a time so that it keeps serving; with --hosts it is the number of hosts reloaded at once; ignored')
+      if (options.parallel !== undefined) ctx.io.notice(`--parallel: ${require('../pm2-flags').PM2_FLAGS.find((f) => f.flag.startsWith('--parallel')).what}`)
       return action(ctx, ...rest)
     }
     return require('./run').runOnHosts(name, action, ctx, rest, options)

@@ -6,7 +6,7 @@
 // pass stops the rollout: the hosts after it are not touched. Every host must be reachable
 // before the first one is reloaded (a rollout that cannot finish does not start).
 const { XpmError } = require('../../shared/errors')
-const { runOne, wireError } = require('./run')
+const { runOne, wireError } = require('./each-host')
 
 const HEALTH_TIMEOUT = 60000
 const POLL_MS = 250
@@ -29,7 +29,7 @@ async function rollout (action, fleet, ctx, rest, options) {
       const s = state.get(e.label)
       s.state = 'reloading'
       const r = await runOne(e, action, ctx, rest, { live: !options.json })
-      if (options.json) s.steps = require('./run').jsonOf(r).result
+      if (options.json) s.steps = require('./each-host').jsonOf(r).result
       if (r.error || r.code !== 0) return Object.assign(s, { state: 'failed', error: r.error || new XpmError('XPM_ERR_RELOAD_FAILED', `reload exited ${r.code}`) })
       const unhealthy = await healthy(e, targets).catch((err) => err.message)
       if (unhealthy) return Object.assign(s, { state: 'failed', error: new XpmError('XPM_ERR_RELOAD_FAILED', unhealthy) })

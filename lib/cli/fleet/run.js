@@ -4,8 +4,8 @@
 // (index.js), the command run against each host's daemon, the outputs put together. Partial
 // results are results: a host that cannot be reached, or drops, is named with its reason on
 // stderr (and marked in --json), the others' output is printed, and the exit status is 1.
-const { XpmError, exitCodeFor } = require('../../shared/errors')
-const { hostIo, hostCtx } = require('./host-io')
+const { XpmError } = require('../../shared/errors')
+const { runOne, summarize, jsonOf } = require('./each-host')
 
 async function runOnHosts (name, action, ctx, rest, options) {
   const { io } = ctx
@@ -25,24 +25,6 @@ async function runOnHosts (name, action, ctx, rest, options) {
   }
 }
 
-// Runs the command's own action against one host. Resolves { label, code, error, out, err }.
-async function runOne (entry, action, ctx, rest, { live = false } = {}) {
-  const { label } = entry
-  if (!entry.client) return { label, code: 1, error: entry.error, out: [], err: [] }
-  const h = hostIo(ctx.io, label, entry.client, { live })
-  let code
-  let error = null
-  try {
-    code = await action(hostCtx(ctx, h.io, entry.client), ...rest)
-    if (typeof code !== 'number') code = h.io.exitCode ?? 0
-  } catch (err) {
-    error = entry.error || err // the connection dropped: say so, not "the daemon closed"
-    code = exitCodeFor(error)
-  }
-  h.flush()
-  return { label, code, error, out: h.out, err: h.err }
-}
-
 // Every host at once, each host's output under its name (or one JSON document with --json).
 async function sections (action, fleet, ctx, rest, options) {
   const { io } = ctx
@@ -57,38 +39,6 @@ async function sections (action, fleet, ctx, rest, options) {
     }
   }
   return summarize(results, io)
-}
-
-// A host's part of a --json answer: what it printed (parsed), or why it failed.
-function jsonOf (r) {
-  if (r.error) return { host: r.label, ok: false, error: wireError(r.error) }
-  const text = r.out.join('\n').trim()
-  let result = text
-  try {
-    result = text ? JSON.parse(text) : null
-  } catch {
-    try { result = r.out.filter((l) => l.trim()).map((l) => JSON.parse(l)) } catch {}
-  }
-  return { host: r.label, ok: r.code === 0, result, ...(r.code !== 0 ? { exitCode: r.code, stderr: r.err } : {}) }
-}
-
-const wireError = (err) => (err instanceof XpmError ? err.toJSON() : { code: 'XPM_ERR_INTERNAL', message: String(err?.message ?? err) })
-
-// The failed hosts named on stderr, one line each; the exit status: 0, or the one status all
-// failed hosts share (2: bad arguments everywhere), else 1.
-function summarize (results, io) {
-  const failed = results.filter((r) => r.error || r.code !== 0)
-  for (const r of failed) {
-    if (!r.error || r.said) continue // said: already printed when it happened
-    const message = String(r.error.message).startsWith(`${r.label}:`) ? r.error.message : `${r.label}: ${r.error.message}`
-    io.printError({ code: r.error.code, message })
-  }
-  if (!failed.length) return 0
-  if (failed.length < results.length) {
-    io.stderr.write(`xpm: ${failed.length} of ${results.length} hosts failed: ${failed.map((r) => r.label).join(', ')}\n`)
-  }
-  const codes = new Set(failed.map((r) => r.code))
-  return codes.size === 1 ? [...codes][0] || 1 : 1
 }
 
 // A file or script given to a fleet command would be read here, on this machine; its paths mean
@@ -110,4 +60,4 @@ function refuseLocalFiles (name, ctx, rest) {
   }
 }
 
-module.exports = { runOnHosts, runOne, summarize, jsonOf, wireError }
+module.exports = { runOnHosts }
