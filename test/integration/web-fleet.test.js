@@ -9,7 +9,8 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const { fixture } = require('../helpers/xpm')
+const fs = require('node:fs')
+const { fixture, waitFor, isAlive } = require('../helpers/xpm')
 const { sshdMissing } = require('../helpers/sshd')
 const { startFleet } = require('../helpers/fleet')
 const { killHost } = require('../helpers/host-kill')
@@ -101,4 +102,24 @@ test('xpm web --hosts: 3 hosts on one page, an action on host 2 only, a host tha
     assert.equal(res.json.error.code, 'XPM_ERR_HOST_UNREACHABLE')
   })
   assert.deepEqual(errors, [])
+
+  await t.test('the dashboard killed with SIGKILL takes its ssh connections with it', async () => {
+    const sshPids = childrenOf(web.pid)
+    assert.ok(sshPids.length >= 2, `ssh processes of the dashboard: ${sshPids}`)
+    process.kill(web.pid, 'SIGKILL')
+    await waitFor(() => sshPids.every((pid) => !isAlive(pid)), { timeout: 30000, message: `the ssh processes ${sshPids} to end` })
+  })
 })
+
+// the processes a process started (its ssh masters and channels)
+function childrenOf (pid) {
+  const out = []
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(entry))
+    } catch {}
+  }
+  return out
+}
