@@ -47,7 +47,7 @@ const proc = (id, name) => ({ id, name, status: 'online', cpu: 1, memory: 100, u
 function fleet (clock) {
   const hosts = [fakeHost('h1', [proc(0, 'api')]), fakeHost('h2', [proc(0, 'api'), proc(1, 'worker')]), fakeHost('h3', [proc(0, 'cron')])]
   const timers = clock.timers
-  const hub = new FleetHub({ lanes: hosts.map((h) => ({ label: h.label, connect: h.connect })), timers, makeHub: (connect) => new Hub({ connect, now: clock.now, timers }) })
+  const hub = new FleetHub({ lanes: hosts.map((h) => ({ label: h.label, connect: h.connect })), timers, makeHub: (connect, historyBudget) => new Hub({ connect, now: clock.now, timers, historyBudget }) })
   return { hosts, hub }
 }
 
@@ -67,6 +67,12 @@ test('a page gets every host\'s rows, each frame with its host, and its own stre
   assert.equal(diffs[0].host, 'h2')
   assert.equal(diffs[0].rows[0][0], 1)
   hub.detach(p)
+  hub.close()
+})
+
+test('the hosts share one budget of chart points', () => {
+  const hub = new FleetHub({ lanes: ['a', 'b', 'c', 'd'].map((label) => ({ label, connect: async () => { throw new Error('no') } })) })
+  assert.deepEqual(hub.lanes.map((l) => l.hub.historyBudget), [50000, 50000, 50000, 50000])
   hub.close()
 })
 

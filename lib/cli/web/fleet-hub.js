@@ -7,21 +7,22 @@
 // event { label, state: 'unreachable', message }, never as its processes gone: the page keeps
 // its rows and marks them. While a page is open such a host is tried again (RETRY_MIN_MS, doubling
 // up to RETRY_MAX_MS); its next full frame replaces its rows and says `state: 'up'`.
-// The server calls it as it calls a Hub: attach, detach, show, issued, historyOf, close.
+// The server calls it as it calls a Hub: attach, detach, show, issued, historyOf, close. The
+// hosts share one budget of chart points (a hub's), so memory does not grow with their number.
 
-const { Hub, POINT_KEYS } = require('./hub')
+const { Hub, POINT_KEYS, HISTORY_BUDGET } = require('./hub')
 
 const RETRY_MIN_MS = 1000
 const RETRY_MAX_MS = 30000
 
 class FleetHub {
   // lanes: [{ label, connect }] (lanes.js); makeHub: for tests
-  constructor ({ lanes, timers = { setTimeout, clearTimeout }, makeHub = (connect) => new Hub({ connect }) }) {
+  constructor ({ lanes, timers = { setTimeout, clearTimeout }, makeHub = (connect, historyBudget) => new Hub({ connect, historyBudget }) }) {
     this.timers = timers
     this.sinks = new Set() // the pages' streams
     this.sinkSeq = 0
     this.lanes = lanes.map(({ label, connect }) => ({
-      label, hub: makeHub(connect), state: 'connecting', message: null, retryMs: RETRY_MIN_MS, timer: null, bySink: new Map(), json: null, tagged: null
+      label, hub: makeHub(connect, Math.floor(HISTORY_BUDGET / lanes.length)), state: 'connecting', message: null, retryMs: RETRY_MIN_MS, timer: null, bySink: new Map(), json: null, tagged: null
     }))
   }
 
