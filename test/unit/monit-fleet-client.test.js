@@ -7,7 +7,20 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { EventEmitter } = require('node:events')
+const { fakeClock } = require('../helpers/fake-clock')
 const { FleetClient, key } = require('../../lib/cli/monit/fleet-client')
+
+function fakeClient (label, processes = [{ id: 0, name: 'api', status: 'online', cpu: 1 }]) {
+  const client = new EventEmitter()
+  client.requests = []
+  client.request = async (method, params) => {
+    client.requests.push({ method, params })
+    if (method === 'subscribe') return { processes, history: {} }
+    return { history: {} }
+  }
+  client.close = () => {}
+  return client
+}
 
 function fakeFleet (labels) {
   const hosts = labels.map((label) => {
@@ -61,4 +74,41 @@ test('a host that drops: its rows unreachable, figures cleared; close once every
   assert.equal(fleet.hosts[1].client.requests.some((r) => r.method === 'watch'), false, 'a request to a host gone')
   fleet.hosts[0].client.emit('close')
   assert.equal(closed, true)
+})
+
+test('a host that drops is tried again, and once back its subscription watches what it watched', async () => {
+  const clock = fakeClock()
+  const fleet = fakeFleet(['h1', 'h2'])
+  let up = false
+  const made = []
+  const reconnect = async (entry) => {
+    if (!up) throw new Error(`${entry.label}: refused`)
+    const c = fakeClient(entry.label, [{ id: 0, name: 'api', status: 'online' }, { id: 4, name: 'new', status: 'online' }])
+    c.label = entry.label
+    made.push(c)
+    made.sort((a, b) => a.label.localeCompare(b.label))
+    return c
+  }
+  const c = new FleetClient(fleet, { reconnect, timers: clock.timers })
+  await c.request('subscribe', { topics: ['processes'], ids: [] })
+  await c.request('watch', { ids: [key(1, 0)] })
+  const seen = []
+  let closed = false
+  c.on('event', (e) => seen.push(e))
+  c.on('close', () => { closed = true })
+  fleet.hosts[1].client.emit('close')
+  fleet.hosts[0].client.emit('close')
+  assert.equal(closed, false, 'closed while hosts can be tried again')
+  await clock.advance(1000)
+  assert.equal(made.length, 0)
+  up = true
+  await clock.advance(2000)
+  assert.equal(made.length, 2)
+  assert.deepEqual(made.map((m) => m.requests[0].params.ids), [[], [0]], 'each host watches again what it watched')
+  const back = seen.filter((e) => e.data.rows.some((r) => r.status === 'online')).map((e) => e.data.rows.map((r) => r.id)).sort((a, b) => a[0] - b[0])
+  assert.deepEqual(back, [[key(0, 0), key(0, 4)], [key(1, 0), key(1, 4)]])
+  assert.deepEqual(c.unreachable, [])
+  made[1].emit('event', { event: 'processChanges', data: { rows: [{ id: 4, name: 'new', cpu: 9 }], removed: [] } })
+  assert.equal(seen.at(-1).data.rows[0].id, key(1, 4))
+  c.close()
 })

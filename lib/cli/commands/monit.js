@@ -13,7 +13,7 @@ async function monit (ctx, input) {
 }
 
 // `--host`/`--hosts`: one ssh connection per host (lib/cli/fleet), seen by monit as one daemon
-// (monit/fleet-client.js). Refused only when no host can be reached.
+// (monit/fleet-client.js), a host that drops tried again. Refused only when no host can be reached.
 async function monitAcrossHosts (ctx, options) {
   const { resolveHosts, openFleet } = require('../fleet')
   const hosts = await resolveHosts({ host: options.host, hosts: options.hosts }, { cwd: ctx.io.cwd(), home: ctx.io.paths().home })
@@ -24,7 +24,8 @@ async function monitAcrossHosts (ctx, options) {
   }
   const { FleetClient } = require('../monit/fleet-client')
   const { MonitModel } = require('../monit/model')
-  const client = new FleetClient(fleet)
+  const { connectHost } = require('../fleet/connect')
+  const client = new FleetClient(fleet, { reconnect: (entry) => connectHost(entry.host, { env: ctx.io.env }) })
   const model = new MonitModel()
   model.fleet = { labels: client.labels(), get unreachable () { return client.unreachable } }
   const { runMonit } = require('../monit')
