@@ -6,7 +6,7 @@
 // other request needs the bearer token, or for an event stream a one-time ticket (tickets.js);
 // state-changing requests are POSTs that also pass the CSRF check and are refused in read-only
 // mode. The live parts are server-sent events: /api/events (the process table, hub.js) and
-// /api/logs (log-stream.js). Across hosts (`--hosts`, lanes.js) the table is fleet-hub.js's, and
+// /api/logs (log-stream.js). Across hosts (`--hosts`, commands/web.js) the table is fleet-hub.js's, and
 // what concerns one process names its host (`host` in the query or the action's body).
 
 const http = require('node:http')
