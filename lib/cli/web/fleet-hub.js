@@ -16,7 +16,7 @@ const RETRY_MIN_MS = 1000
 const RETRY_MAX_MS = 30000
 
 class FleetHub {
-  // lanes: [{ label, connect }] (lanes.js); makeHub: for tests
+  // lanes: [{ label, connect }] (commands/web.js); makeHub(connect, historyBudget): for tests
   constructor ({ lanes, timers = { setTimeout, clearTimeout }, makeHub = (connect, historyBudget) => new Hub({ connect, historyBudget }) }) {
     this.timers = timers
     this.sinks = new Set() // the pages' streams
