@@ -60,6 +60,11 @@ test('xpm web --hosts: 3 hosts on one page, an action on host 2 only, a host tha
     assert.deepEqual(await page.$eval('#thead', (el) => el.firstElementChild.textContent), 'host')
     await page.waitForFunction(() => [...document.querySelectorAll('#hosts .host')].map((c) => c.className).join() === 'host up,host up,host up', { timeout: 30000 })
     assert.match(await page.$eval('#summary', (el) => el.textContent), /^6 processes on 3 hosts, 6 online/)
+    // a host's chip shows its rows only; again, all of them
+    await page.click('#hosts .host[data-host="h2"]')
+    await page.waitForFunction(() => [...document.querySelectorAll('#rows .row:not([hidden])')].map((el) => el.dataset.id.split('/')[0]).join() === 'h2,h2', { timeout: 10000 })
+    await page.click('#hosts .host[data-host="h2"]')
+    await page.waitForFunction(() => document.querySelectorAll('#rows .row:not([hidden])').length === 6, { timeout: 10000 })
   })
 
   await t.test('a process on host 2: its log and its charts', async () => {
