@@ -8,7 +8,8 @@
 // Over equal windows, after every row is on the page: the `xpm web` process's CPU
 // (utime+stime, /proc/<pid>/stat) and RSS at the end, its ssh children's CPU (one master per host
 // plus the bridges' channels), the frames the page received per second and their bytes (CDP
-// Network.eventSourceMessageReceived), and the page's main-thread busy share (TaskDuration).
+// Network.eventSourceMessageReceived), the page's main-thread busy share (TaskDuration), and the
+// hosts' daemons' CPU (summed over the 10, with the page open and with none).
 // Rounds: a window with the page open, then a window with no page (the subscriptions lingering
 // closed). Prints medians and every reading. Not part of `npm run bench` (it needs sshd).
 const fs = require('node:fs')
@@ -50,13 +51,15 @@ async function main () {
   const t = { after: (fn) => cleanups.push(fn) }
   const { startFleet } = require(path.join(ROOT, 'test/helpers/fleet'))
   const { startWeb, launchBrowser } = require(path.join(ROOT, 'test/helpers/web'))
-  const readings = { pageCpu: [], idleCpu: [], sshCpu: [], rss: [], frames: [], kbps: [], main: [] }
+  const readings = { pageCpu: [], idleCpu: [], sshCpu: [], rss: [], frames: [], kbps: [], main: [], daemonsPage: [], daemonsIdle: [] }
   try {
     const f = await startFleet(t, HOSTS)
     await Promise.all(f.hosts.map(async (h) => {
       const res = await h.home.run(['start', path.join(ROOT, 'test/fixtures/tiny-sleeper.sh'), '--name', 'tiny', '-i', String(PROCS)], { timeout: 120000 })
       if (res.code !== 0) throw new Error(res.stderr)
     }))
+    const daemons = f.hosts.map((h) => h.home.daemonPid())
+    const daemonTicks = () => daemons.reduce((sum, p) => sum + ticks(p), 0)
     const web = await startWeb({ env: f.env, cwd: f.dir }, ['--hosts', 'production'], t)
     const browser = await launchBrowser()
     cleanups.push(() => browser.close())
@@ -73,6 +76,7 @@ async function main () {
       await new Promise((resolve) => setTimeout(resolve, 5000))
       const ssh = () => children(web.pid)
       const c0 = ticks(web.pid)
+      const d0 = daemonTicks()
       const s0 = ssh().reduce((sum, p) => sum + ticks(p), 0)
       const m0 = await page.metrics()
       frames = 0
@@ -82,6 +86,7 @@ async function main () {
       const secs = (performance.now() - t0) / 1000
       const m1 = await page.metrics()
       readings.pageCpu.push((ticks(web.pid) - c0) / HZ / secs * 100)
+      readings.daemonsPage.push((daemonTicks() - d0) / HZ / secs * 100)
       readings.sshCpu.push((ssh().reduce((sum, p) => sum + ticks(p), 0) - s0) / HZ / secs * 100)
       readings.rss.push(rssMb(web.pid))
       readings.frames.push(frames / secs)
@@ -90,8 +95,10 @@ async function main () {
       await page.close()
       await new Promise((resolve) => setTimeout(resolve, 5000)) // the subscriptions' linger
       const i0 = ticks(web.pid)
+      const di0 = daemonTicks()
       await new Promise((resolve) => setTimeout(resolve, WINDOW_MS))
       readings.idleCpu.push((ticks(web.pid) - i0) / HZ / (WINDOW_MS / 1000) * 100)
+      readings.daemonsIdle.push((daemonTicks() - di0) / HZ / (WINDOW_MS / 1000) * 100)
       process.stderr.write(`round ${round + 1}: ${JSON.stringify(Object.fromEntries(Object.entries(readings).map(([k, v]) => [k, v.at(-1)])))}\n`)
     }
     const out = Object.fromEntries(Object.entries(readings).map(([k, v]) => [k, { median: Number(median(v).toFixed(2)), all: v.map((x) => Number(x.toFixed(2))) }]))
