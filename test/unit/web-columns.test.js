@@ -54,3 +54,18 @@ test('a page opened during a loop: many restarts and a short uptime are enough',
   assert.equal(cols.crashLooping(row(0, 7, 3600000)), false, 'restarted often, long ago')
   assert.equal(cols.crashLooping(row(0, 2, 3000)), false, 'a fresh deploy')
 })
+
+test('across hosts: a host column first, rows keyed host/id, a host gone reads unreachable with no uptime', async () => {
+  const cols = [...COLS, 'host']
+  const down = new Set(['h2'])
+  const state = { col: Object.fromEntries(cols.map((c, i) => [c, i])), receivedAt: 0, fleet: true, unreachable: (h) => down.has(h) }
+  const c = (await load()).makeColumns(state, () => 5000)
+  const a = [...row(0, 0, 1000), 'h1']
+  const b = [...row(0, 0, 1000), 'h2']
+  assert.equal(c.COLUMNS[0].key, 'host')
+  assert.deepEqual([c.key(a), c.key(b)], ['h1/0', 'h2/0'])
+  assert.deepEqual([c.shownStatus(a), c.shownStatus(b)], ['online', 'unreachable'])
+  assert.deepEqual([c.rowClass(a), c.rowClass(b)], ['', 'unreachable'])
+  const uptime = c.COLUMNS.find((col) => col.key === 'uptime')
+  assert.deepEqual([uptime.text(a), uptime.text(b)], ['6s', '-'])
+})

@@ -18,8 +18,9 @@ function makeColumns (state, now = Date.now) {
   const key = (row) => keyOf(v(row, 'host'), v(row, 'id'))
   const cut = (row) => v(row, 'host') != null && state.unreachable?.(v(row, 'host'))
   const shownStatus = (row) => cut(row) ? 'unreachable' : v(row, 'status') === 'online' && v(row, 'ready') === false ? 'not ready' : String(v(row, 'status') ?? '-')
-  // uptime as of now: the frame's figure plus the time since it arrived
+  // uptime as of now: the frame's figure plus the time since it arrived (unknown for a host gone)
   const uptimeOf = (row) => {
+    if (cut(row)) return null
     const up = v(row, 'uptime')
     return typeof up === 'number' && v(row, 'status') === 'online' ? up + (now() - state.receivedAt) : up
   }
