@@ -10,6 +10,7 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
+const path = require('node:path')
 const { fixture, waitFor, isAlive } = require('../helpers/xpm')
 const { sshdMissing } = require('../helpers/sshd')
 const { startFleet } = require('../helpers/fleet')
@@ -96,6 +97,8 @@ test('xpm web --hosts: 3 hosts on one page, an action on host 2 only, a host tha
     assert.deepEqual(h3, [['row unreachable', 'unreachable'], ['row unreachable', 'unreachable']])
     assert.match(await page.$eval('#summary', (el) => el.textContent), /^6 processes on 3 hosts \(1 unreachable\), 4 online/)
     assert.match(await page.$eval('#hosts .host[data-host="h3"]', (el) => el.title), /^h3: unreachable/)
+    // XPM_UPDATE_SCREENSHOTS=1: the picture of docs/fleet.md
+    if (process.env.XPM_UPDATE_SCREENSHOTS === '1') await page.screenshot({ path: path.join(__dirname, '..', '..', 'docs', 'images', 'web-fleet.png') })
     // the others still move: a frame of h1 after the host went
     const at = await page.evaluate(() => window.xpmWeb.state.at)
     await page.waitForFunction((at) => window.xpmWeb.state.at > at, { timeout: 30000 }, at)
