@@ -20,6 +20,7 @@ const HOSTS = opt('--hosts', 10)
 const RUNS = opt('--runs', 10)
 
 async function main () {
+  try { execFileSync('hyperfine', ['--version']) } catch { throw new Error('hyperfine is not installed (apt-get install hyperfine)') }
   const cleanups = []
   const t = { after: (fn) => cleanups.push(fn) }
   try {

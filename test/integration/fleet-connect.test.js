@@ -4,10 +4,11 @@
 // its own XPM_HOME, `xpm bridge` run over ssh, a real daemon at the other end.
 const { test, after } = require('node:test')
 const assert = require('node:assert/strict')
+const fs = require('node:fs')
 const path = require('node:path')
 const { sshdMissing } = require('../helpers/sshd')
 const { startFleet, REMOTE_BIN } = require('../helpers/fleet')
-const { freePort } = require('../helpers/wait')
+const { freePort, waitFor } = require('../helpers/wait')
 const { openFleet, resolveHosts } = require('../../lib/cli/fleet')
 
 const skip = sshdMissing() || false
@@ -37,7 +38,21 @@ test('a deploy section\'s hosts: one connection each, many requests at once on i
   await assert.rejects(fleet.request('h1', 'no-such-method'), { code: 'XPM_ERR_UNKNOWN_METHOD' })
   const all = await fleet.all('list')
   assert.deepEqual(all.map((r) => [r.label, r.result]), [['h1', []], ['h2', []]])
+  // closing ends ssh, and with it the bridge on each host
+  assert.equal(bridges(f.hosts[0].home.home).length, 1)
+  fleet.close()
+  await waitFor(() => f.hosts.every((h) => bridges(h.home.home).length === 0), { timeout: 10000, message: 'no bridge left on the hosts' })
 })
+
+// The `xpm bridge` processes running with this XPM_HOME (Linux /proc).
+function bridges (home) {
+  return fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e)).filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').includes('bridge') &&
+        fs.readFileSync(`/proc/${pid}/environ`, 'latin1').includes(`XPM_HOME=${home}\0`)
+    } catch { return false }
+  })
+}
 
 test('a remote xpm of another version is refused with both versions named', { skip, timeout: 60000 }, async (t) => {
   const f = await startFleet(t, 1)

@@ -58,7 +58,12 @@ class SshStream extends EventEmitter {
 
   write (line) { return this.child.stdin.write(line) }
   end () { this.child.stdin.end() }
-  destroy () { if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM') }
+  // stdin closed first: with XPM_SSH, ssh runs under `sh -c` and outlives a signal to it, but
+  // ends (and ends the bridge on the host) at the end of its input
+  destroy () {
+    this.child.stdin.destroy()
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM')
+  }
 }
 
 // 0.x versions are compatible within a minor (0.3.1 and 0.3.9), later ones within a major.
