@@ -80,9 +80,13 @@ class SharedSsh {
     }
   }
 
+  // its input closed first: under XPM_SSH's `sh -c` a signal may not reach ssh, the end of its
+  // session's input does (the remote `cat` ends, then the master)
   stopMaster () {
     const child = this.master?.child
-    if (child && child.exitCode === null && child.signalCode === null) try { child.kill('SIGTERM') } catch {}
+    if (!child) return
+    child.stdin.destroy()
+    if (child.exitCode === null && child.signalCode === null) try { child.kill('SIGTERM') } catch {}
   }
 
   // Ends the shared connection and with it every channel (the host's bridges end with them).
