@@ -11,7 +11,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { fixture, waitFor, isAlive } = require('../helpers/xpm')
+const { createHome, fixture, waitFor, isAlive } = require('../helpers/xpm')
 const { sshdMissing } = require('../helpers/sshd')
 const { startFleet } = require('../helpers/fleet')
 const { killHost } = require('../helpers/host-kill')
@@ -131,3 +131,13 @@ function childrenOf (pid) {
   }
   return out
 }
+
+test('xpm web: --daemon is refused with --hosts, and two addresses to listen on are refused', async (t) => {
+  const home = createHome(t)
+  const daemon = await home.run(['web', '--hosts', 'production', '--daemon', '--port', '9999'])
+  assert.equal(daemon.code, 2, daemon.stderr)
+  assert.match(daemon.stderr, /--daemon serves this machine's daemon only: run `xpm web --hosts` in the foreground/)
+  const two = await home.run(['web', '--host', '127.0.0.1', '--host', '::1', '--port', '0'])
+  assert.equal(two.code, 2, two.stderr)
+  assert.match(two.stderr, /--host 127\.0\.0\.1, ::1: one address to listen on \(a host to reach is user@host\[:port\]\)/)
+})
