@@ -6,7 +6,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { tempDir } = require('../helpers/tmp')
 const { parseHostSpec, resolveHosts } = require('../../lib/cli/fleet/hosts')
-const { remoteCommand, compatible } = require('../../lib/cli/fleet/connect')
+const { remoteCommand, compatible, sshLine } = require('../../lib/cli/fleet/connect')
 const { sshCommand } = require('../../lib/cli/deploy/ssh')
 
 test('host specs: user@host[:port], IPv6 in brackets; anything else is refused', () => {
@@ -44,6 +44,16 @@ test('the remote command: the host\'s env exported, XPM_REMOTE_BIN or xpm from t
   assert.equal(remoteCommand(host, { XPM_REMOTE_BIN: '/opt/xpm/bin/xpm' }), 'export XPM_HOME="/srv/x y"; exec /opt/xpm/bin/xpm bridge')
   const cmd = remoteCommand({ bridgeEnv: {} }, {})
   assert.match(cmd, /^if command -v xpm >\/dev\/null 2>&1; then exec xpm bridge; fi; exec "\$\{SHELL:-\/bin\/sh\}" -lc '/)
+})
+
+test('the ssh line: deploy\'s, no tty, keep-alives unless ssh_options set them; XPM_SSH in place of ssh', () => {
+  const host = { ...parseHostSpec('deploy@web1:2222'), tty: true, bridgeEnv: {} }
+  const [cmd, args] = sshLine(host, {})
+  assert.equal(cmd, 'ssh')
+  assert.deepEqual(args.slice(0, -1), ['-o', 'ServerAliveInterval=15', '-o', 'ServerAliveCountMax=3', '-o', 'ConnectTimeout=10', '-p', '2222', 'deploy@web1'])
+  const own = sshLine({ ...host, ssh_options: ['ServerAliveInterval=5'] }, { XPM_SSH: 'ssh -F /dev/null' })
+  assert.equal(own[0], 'sh')
+  assert.deepEqual(own[1].slice(3, 7), ['-o', 'ServerAliveInterval=5', '-o', 'ConnectTimeout=10'])
 })
 
 test('versions: the same major (0.x: the same minor) are compatible', () => {

@@ -25,6 +25,15 @@ function remoteCommand (host, env = process.env) {
   return `${prefix}if command -v xpm >/dev/null 2>&1; then exec xpm bridge; fi; exec "\${SHELL:-/bin/sh}" -lc ${q(inner)}`
 }
 
+// [command, args] of the host's ssh: deploy's line (lib/cli/deploy/ssh.js), no tty, and keep-alives
+// unless ssh_options set them, so a host that vanishes without a word (no FIN) is noticed within
+// 45 s, also by a command that only listens (`logs`).
+function sshLine (host, env = process.env) {
+  const { sshCommand } = require('../deploy/ssh')
+  const alive = host.ssh_options.some((o) => /^ServerAlive/i.test(o)) ? [] : ['ServerAliveInterval=15', 'ServerAliveCountMax=3']
+  return sshCommand({ ...host, tty: false, ssh_options: [...host.ssh_options, ...alive] }, remoteCommand(host, env), env)
+}
+
 // The ssh child as the socket a Client reads and writes.
 class SshStream extends EventEmitter {
   constructor (child) {
@@ -75,8 +84,7 @@ function compatible (a, b) {
 
 // Resolves a Client once the host's daemon said hello; rejects with a message naming the host.
 function connectHost (host, { env = process.env, timeout = CONNECT_TIMEOUT } = {}) {
-  const { sshCommand } = require('../deploy/ssh')
-  const [cmd, args] = sshCommand({ ...host, tty: false }, remoteCommand(host, env), env)
+  const [cmd, args] = sshLine(host, env)
   const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env })
   const stream = new SshStream(child)
   const client = new Client(stream)
@@ -130,4 +138,4 @@ function whyClosed (host, stream, env) {
   return new XpmError('XPM_ERR_HOST_UNREACHABLE', `${host.label}: \`xpm bridge\` ended (exit ${stream.code ?? stream.signal}) before its daemon answered${tail(stream)}`, { details })
 }
 
-module.exports = { connectHost, remoteCommand, compatible, CONNECT_TIMEOUT }
+module.exports = { connectHost, sshLine, remoteCommand, compatible, CONNECT_TIMEOUT }
