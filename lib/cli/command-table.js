@@ -127,7 +127,10 @@ function addReadingCommands (program, { act, lazy }) {
   program.command('flush [targets...]').description('empty the log files (of these apps)').action(act(lazy('logs', 'flush')))
   program.command('reloadLogs').description('reopen the log files (after an external logrotate)').action(act(lazy('logs', 'reloadLogs')))
 
-  program.command('monit').aliases(['dashboard', 'dash', 'imonit']).description('live dashboard of CPU, memory and event-loop latency').action(act(lazy('monit', 'monit')))
+  program.command('monit').aliases(['dashboard', 'dash', 'imonit']).description('live dashboard of CPU, memory and event-loop latency')
+    .option('--host <user@host[:port]>', 'the processes of this host over ssh (repeatable; docs/fleet.md)', (value, list = []) => [...list, value])
+    .option('--hosts <name>', 'the processes of the hosts of the ecosystem file\'s deploy.<name> section, or of XPM_HOME/hosts.json')
+    .action(act(lazy('monit', 'monit')))
   require('./http-commands').addHttpCommands(program, { act, lazy }) // web, serve
 }
 

@@ -11,10 +11,11 @@ const { waitFor } = require('./wait')
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => fs.existsSync(p)) || null
 
-// Starts `xpm web <args>` for this home; resolves { url, port, token, pid, stop() }. The token is
-// read from the address's fragment (#token=; a query's in earlier versions).
+// Starts `xpm web <args>` for this home (home.cwd: where it runs, for `--hosts`); resolves { url,
+// port, token, pid, stop() }. The token is read from the address's fragment (#token=; a query's in
+// earlier versions).
 async function startWeb (home, args = [], t) {
-  const child = spawn(process.execPath, [BIN, 'web', '--port', '0', ...args], { env: home.env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [BIN, 'web', '--port', '0', ...args], { env: home.env, cwd: home.cwd, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (d) => { stdout += d })

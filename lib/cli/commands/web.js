@@ -2,13 +2,25 @@
 
 // `xpm web`: the browser dashboard (docs/web.md). In the foreground by default; `--daemon` starts
 // it as an app of xpm (lib/cli/web/serve.js) with its token kept in XPM_HOME/web-<name>.token.
+// `--hosts <group>` or `--host user@host[:port]` (a --host with a user part; without, it is the
+// address to listen on, as it always was): one page for the daemons of several hosts over ssh
+// (lib/cli/fleet/, docs/fleet.md).
 
 const path = require('node:path')
 
 async function web (ctx, { options: opts = {} }) {
   const { webOptions } = require('../web/options')
-  const options = webOptions(opts) // bad flags are refused before the daemon is reached
+  const { XpmError } = require('../../shared/errors')
+  const given = [].concat(opts.host ?? [])
+  const reach = given.filter((h) => String(h).includes('@'))
+  const listen = given.filter((h) => !String(h).includes('@'))
+  if (listen.length > 1) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `--host ${listen.join(', ')}: one address to listen on (a host to reach is user@host[:port])`)
+  const options = webOptions({ ...opts, host: listen[0] }) // bad flags are refused before the daemon is reached
   const home = ctx.io.paths().home
+  if (reach.length || opts.hosts) {
+    if (opts.daemon) throw new XpmError('XPM_ERR_BAD_ARGUMENT', '--daemon serves this machine\'s daemon only: run `xpm web --hosts` in the foreground (under tmux, or as a systemd service of yours)')
+    return webAcrossHosts(ctx, { host: reach, hosts: opts.hosts }, options, home)
+  }
   // the daemon is started if it is not running, as for any command; the server then opens its
   // own connections while pages are open
   await ctx.connect()
@@ -18,6 +30,23 @@ async function web (ctx, { options: opts = {} }) {
   const { newToken } = require('../web/security')
   const { runWeb } = require('../web')
   return runWeb({ options, token: newToken(), home, stdout: ctx.io.stdout, stderr: ctx.io.stderr, signals: ctx.io.signals, connect: () => ctx.io.connect({ home, autoStart: false }) })
+}
+
+// One lane per host: every daemon connection of the page to that host is a channel of one ssh
+// connection (lib/cli/fleet/multiplex.js), opened when a page first needs it.
+async function webAcrossHosts (ctx, which, options, home) {
+  const { resolveHosts } = require('../fleet/hosts')
+  const { openShared } = require('../fleet/multiplex')
+  const hosts = await resolveHosts(which, { cwd: ctx.io.cwd(), home })
+  const { shared, close } = openShared(hosts, { env: ctx.io.env })
+  const lanes = shared.map((s) => ({ label: s.host.label, connect: () => s.connect() }))
+  const { newToken } = require('../web/security')
+  const { runWeb } = require('../web')
+  try {
+    return await runWeb({ options, token: newToken(), home, stdout: ctx.io.stdout, stderr: ctx.io.stderr, signals: ctx.io.signals, lanes })
+  } finally {
+    close()
+  }
 }
 
 async function webAsApp (ctx, opts, options, home) {

@@ -7,8 +7,7 @@ const { summarize } = require('./each-host')
 
 async function logs (fleet, ctx, rest, options) {
   const { io } = ctx
-  const input = rest[0]
-  const targets = (input && typeof input === 'object' && input.options ? input.targets : ctx.args[0]) || []
+  const targets = rest[0]?.targets || []
   const { formatLine, shouldColor } = require('../../shared/logs/format-line')
   const streams = options.out && !options.err ? ['out'] : options.err && !options.out ? ['err'] : ['out', 'err']
   const color = io.output.color === false ? false : shouldColor(io.stdout, io.env)

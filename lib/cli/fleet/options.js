@@ -34,12 +34,9 @@ function addFleetOptions (program, { act, lazy }) {
   }
 }
 
-// The command's options, in either calling convention of the actions: (ctx, input) with
-// input.options, or ctx.args = [...positionals, options, command] (commander's).
+// The command's options, from its named input (lib/cli/run.js).
 function optionsOf (ctx, input) {
-  if (input && typeof input === 'object' && input.options) return input.options
-  const args = ctx.args || []
-  return args[args.length - 2] || {}
+  return input?.options || {}
 }
 
 function acrossHosts (name, action) {

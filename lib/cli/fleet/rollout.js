@@ -52,8 +52,7 @@ function parseParallel (value) {
 }
 
 function targetsOf (ctx, rest) {
-  const input = rest[0]
-  return (input && typeof input === 'object' && input.options ? input.targets : ctx.args[0]) || ['all']
+  return rest[0]?.targets || ['all']
 }
 
 // null once every process of the targets that a user did not stop is online and ready; the

@@ -45,9 +45,7 @@ async function sections (action, fleet, ctx, rest, options) {
 // nothing on the hosts. Fleet commands take app names, ids, namespaces, /regex/ or all.
 function refuseLocalFiles (name, ctx, rest) {
   const input = rest[0]
-  const values = input && typeof input === 'object' && !Array.isArray(input) && input.options
-    ? Object.entries(input).filter(([k]) => k !== 'options').map(([, v]) => v)
-    : (ctx.args || []).slice(0, -2)
+  const values = Object.entries(input || {}).filter(([k]) => k !== 'options' && k !== 'scriptArgs').map(([, v]) => v)
   const { isFileArg } = require('../deploy/config')
   if (name === 'start' && !values.flat().some((v) => typeof v === 'string')) {
     throw new XpmError('XPM_ERR_BAD_ARGUMENT', 'start --host/--hosts takes the names of apps the hosts know (the ecosystem file here means nothing on the hosts; `xpm deploy` ships it)')

@@ -2,13 +2,15 @@
 
 // Builds the text of each dashboard panel from the model, as blessed-tagged strings sized to a
 // given width and height. Pure (no blessed), so the layout logic is tested on plain strings.
+// Across hosts (`xpm monit --hosts`, fleet-client.js) the list has a host column first, ids are
+// each host's own, and the header counts the hosts and names those unreachable.
 
 const f = require('./format')
 const { displayWidth, padEndWidth } = require('../display-width')
 const { formatBytes, formatDuration, formatUptime } = require('../../shared/quantity')
 
 const EMPTY = 'no processes — start one with `xpm start app.js`'
-const STATUS_COLORS = { online: 'green', errored: 'red', stopping: 'yellow', launching: 'cyan', 'waiting restart': 'yellow' }
+const STATUS_COLORS = { online: 'green', errored: 'red', unreachable: 'red', stopping: 'yellow', launching: 'cyan', 'waiting restart': 'yellow' }
 const LIST_COLUMNS = [
   { title: 'id', width: 3, align: 'right' },
   { title: 'name', width: 6, flex: true },
@@ -27,9 +29,23 @@ function color (text, name) {
   return name ? `{${name}-fg}${text}{/${name}-fg}` : text
 }
 
+// model.fleet: { labels: [...], unreachable: [{ label }] } across hosts
+function hostsText (fleet) {
+  if (!fleet) return ''
+  const down = fleet.unreachable.map((h) => h.label)
+  return `   ${fleet.labels.length} host${fleet.labels.length === 1 ? '' : 's'}${down.length ? ` (unreachable: ${down.join(', ')})` : ''}`
+}
+
+function listColumns (model) {
+  if (!model.fleet) return LIST_COLUMNS
+  const width = Math.min(16, Math.max(4, ...model.fleet.labels.map(displayWidth)))
+  // a status wide enough for `unreachable`
+  return [{ title: 'host', width, drop: 0.5 }, ...LIST_COLUMNS.map((c) => (c.title === 'status' ? { ...c, width: 11 } : c))]
+}
+
 function header (model, width) {
   const t = model.totals()
-  const left = ` xpm monit   ${t.online}/${t.total} online   CPU ${f.formatPercent(t.cpu)}   MEM ${formatBytes(t.memory)}`
+  const left = ` xpm monit${hostsText(model.fleet)}   ${t.online}/${t.total} online   CPU ${f.formatPercent(t.cpu)}   MEM ${formatBytes(t.memory)}`
   const right = '↑↓/jk select   q quit '
   const gap = width - displayWidth(left) - displayWidth(right)
   return gap >= 2 ? left + ' '.repeat(gap) + right : f.truncate(left, width)
@@ -38,15 +54,18 @@ function header (model, width) {
 // Returns one string per visible list row, the selected row inverted.
 function listLines (model, width, height) {
   if (model.processes.length === 0) return f.wrapWords(EMPTY, width).map(escape)
-  const widths = f.fitColumns(LIST_COLUMNS, width)
-  const lines = [`{bold}${escape(f.formatRow(LIST_COLUMNS.map((c) => c.title), LIST_COLUMNS, widths))}{/bold}`]
+  const columns = listColumns(model)
+  const widths = f.fitColumns(columns, width)
+  const lines = [`{bold}${escape(f.formatRow(columns.map((c) => c.title), columns, widths))}{/bold}`]
   const { rows } = model.visibleRows(height - 1)
+  const statusAt = model.fleet ? 3 : 2
   for (const p of rows) {
-    const cells = [p.id, p.name, p.status, f.formatPercent(p.cpu), formatBytes(p.memory)]
+    const cells = [p.hostId ?? p.id, p.name, p.status, f.formatPercent(p.cpu), formatBytes(p.memory)]
+    if (model.fleet) cells.unshift(p.host)
     if (p.id === model.selectedId) {
-      lines.push(`{inverse}${escape(padEndWidth(f.formatRow(cells, LIST_COLUMNS, widths), width))}{/inverse}`)
+      lines.push(`{inverse}${escape(padEndWidth(f.formatRow(cells, columns, widths), width))}{/inverse}`)
     } else {
-      lines.push(f.formatRow(cells, LIST_COLUMNS, widths, (i, text) => (i === 2 ? color(escape(text), STATUS_COLORS[p.status]) : escape(text))))
+      lines.push(f.formatRow(cells, columns, widths, (i, text) => (i === statusAt ? color(escape(text), STATUS_COLORS[p.status]) : escape(text))))
     }
   }
   return lines
@@ -71,7 +90,7 @@ function detailLines (model, width, height) {
   if (!p) return []
   const m = p.metrics
   const figures = [
-    `{bold}${escape(p.name)}{/bold} #${p.id}  instance ${p.instance ?? '-'}  ${color(escape(p.status), STATUS_COLORS[p.status])}  pid ${p.pid ?? '-'}`,
+    `{bold}${escape(p.name)}{/bold} #${p.hostId ?? p.id}${p.host ? ` on ${escape(p.host)}` : ''}  instance ${p.instance ?? '-'}  ${color(escape(p.status), STATUS_COLORS[p.status])}  pid ${p.pid ?? '-'}`,
     `uptime ${formatUptime(p.uptime)}   restarts ${p.restarts ?? 0}   mem ${formatBytes(p.memory)}`,
     m
       ? `event loop p95 ${formatDuration(m.elP95)}  p99 ${formatDuration(m.elP99)}  util ${f.formatRatio(m.elu)}`

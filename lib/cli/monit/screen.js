@@ -64,7 +64,7 @@ function createScreen ({ stdin, stdout }) {
     const l = inner(list)
     list.setContent(render.listLines(model, l.width, l.height).join('\n'))
     const selected = model.selected()
-    const name = selected ? `${selected.name} #${selected.id}` : ''
+    const name = selected ? `${selected.name} #${selected.hostId ?? selected.id}${selected.host ? ` on ${selected.host}` : ''}` : ''
     setTitle(0, 'Processes')
     const d = inner(detail)
     setTitle(1, name || 'Details')

@@ -44,8 +44,10 @@ function sameRow (a, b) {
 
 class Hub extends EventEmitter {
   // connect: async () → a client of the daemon (lib/cli/client.js), or a fake one for screenshots.
-  constructor ({ connect, now = Date.now, timers = { setTimeout, clearTimeout } }) {
+  // historyBudget: chart points over all its processes (fleet-hub.js shares one among its hosts)
+  constructor ({ connect, now = Date.now, timers = { setTimeout, clearTimeout }, historyBudget = HISTORY_BUDGET }) {
     super()
+    this.historyBudget = historyBudget
     this.connect = connect
     this.now = now
     this.timers = timers
@@ -148,7 +150,7 @@ class Hub extends EventEmitter {
   }
 
   historyLimit () {
-    return Math.max(10, Math.min(HISTORY_POINTS, Math.floor(HISTORY_BUDGET / Math.max(1, this.rows.size))))
+    return Math.max(10, Math.min(HISTORY_POINTS, Math.floor(this.historyBudget / Math.max(1, this.rows.size))))
   }
 
   seed ({ processes = [], history = {} }) {
@@ -267,4 +269,4 @@ class Hub extends EventEmitter {
   }
 }
 
-module.exports = { Hub, WEB_FIELDS, COLUMNS, POINT_KEYS, rowOf, MAX_BUFFERED, LINGER_MS }
+module.exports = { Hub, WEB_FIELDS, COLUMNS, POINT_KEYS, rowOf, MAX_BUFFERED, LINGER_MS, HISTORY_BUDGET }

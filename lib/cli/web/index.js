@@ -9,11 +9,13 @@
 const { WebServer, displayHost } = require('./server')
 const { isLoopback } = require('./security')
 
-async function runWeb ({ options, token, home, stdout = process.stdout, stderr = process.stderr, signals = process, connect, onListening = () => {}, tokenFile = null }) {
+// lanes: [{ label, connect }], one per host of `xpm web --hosts` (instead of this machine's daemon)
+async function runWeb ({ options, token, home, stdout = process.stdout, stderr = process.stderr, signals = process, connect, lanes = null, onListening = () => {}, tokenFile = null }) {
   const { connect: connectDaemon } = require('../client')
   const server = new WebServer({
     ...options,
     token,
+    lanes,
     connect: connect || (() => connectDaemon({ home, autoStart: false }))
   })
   await server.listen()
@@ -23,7 +25,8 @@ async function runWeb ({ options, token, home, stdout = process.stdout, stderr =
   }
   const listening = options.publicUrl ? ` (listening on ${displayHost(options.host)}:${server.port})` : ''
   const where = (tokenFile ? `${server.address} (its token is in ${tokenFile})` : server.url) + listening
-  stdout.write(`[xpm] web dashboard${options.readOnly ? ' (read-only)' : ''}: ${where}\n`)
+  const of = lanes ? ` of ${lanes.length} host${lanes.length === 1 ? '' : 's'} (${lanes.map((l) => l.label).join(', ')})` : ''
+  stdout.write(`[xpm] web dashboard${of}${options.readOnly ? ' (read-only)' : ''}: ${where}\n`)
   await new Promise((resolve) => {
     const stopListening = require('../io').onSignals(signals, ['SIGINT', 'SIGTERM'], () => {
       stopListening()

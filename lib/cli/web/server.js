@@ -6,7 +6,8 @@
 // other request needs the bearer token, or for an event stream a one-time ticket (tickets.js);
 // state-changing requests are POSTs that also pass the CSRF check and are refused in read-only
 // mode. The live parts are server-sent events: /api/events (the process table, hub.js) and
-// /api/logs (log-stream.js).
+// /api/logs (log-stream.js). Across hosts (`--hosts`, commands/web.js) the table is fleet-hub.js's, and
+// what concerns one process names its host (`host` in the query or the action's body).
 
 const http = require('node:http')
 const { XpmError } = require('../../shared/errors')
@@ -15,10 +16,9 @@ const { Hub } = require('./hub')
 const { loadAssets } = require('./assets')
 const { streamLogs } = require('./log-stream')
 const { runAction, parseAction, parseTarget } = require('./actions')
+const { targetParam, readJson, eventStream } = require('./http')
 const { parseWatch, MAX_PAGE_IDS } = require('./shown-ids')
 const { Tickets, TTL_MS } = require('./tickets')
-
-const MAX_BODY = 16 * 1024
 const REQUEST_TIMEOUT_MS = 15000
 
 function displayHost (host) {
@@ -27,13 +27,14 @@ function displayHost (host) {
 }
 
 class WebServer {
-  // connect: async () → a fresh daemon client (lib/cli/client.js connect with autoStart off).
-  constructor ({ connect, host = '127.0.0.1', port = 9615, token = sec.newToken(), readOnly = false, allowedHosts = [], publicUrl = null, version = require('../../../package.json').version }) {
-    Object.assign(this, { connect, host, port, token, readOnly, allowedHosts, publicUrl, version })
+  // connect: async () → a fresh daemon client (lib/cli/client.js connect with autoStart off);
+  // lanes: instead, one [{ label, connect }] per host of a fleet
+  constructor ({ connect, lanes = null, host = '127.0.0.1', port = 9615, token = sec.newToken(), readOnly = false, allowedHosts = [], publicUrl = null, version = require('../../../package.json').version }) {
+    Object.assign(this, { connect, lanes, host, port, token, readOnly, allowedHosts, publicUrl, version })
     this.csrf = sec.csrfFor(token)
     this.tickets = new Tickets()
     this.assets = loadAssets()
-    this.hub = new Hub({ connect })
+    this.hub = lanes ? new (require('./fleet-hub').FleetHub)({ lanes }) : new Hub({ connect })
     this.streams = new Set() // stop functions of open log streams
     this.eventStreams = new Set() // open server-sent event answers, for their bytes waiting
     this.skippedLines = 0 // log lines not sent to a page that did not read
@@ -92,7 +93,7 @@ class WebServer {
   fail (res, err) {
     if (res.headersSent) return res.destroy()
     const code = err?.code && /^XPM_ERR_/.test(err.code) ? err.code : 'XPM_ERR_INTERNAL'
-    const status = code === 'XPM_ERR_BAD_ARGUMENT' ? 400 : code === 'XPM_ERR_APP_NOT_FOUND' ? 404 : code === 'XPM_ERR_DAEMON_UNREACHABLE' ? 503 : 500
+    const status = code === 'XPM_ERR_BAD_ARGUMENT' ? 400 : code === 'XPM_ERR_APP_NOT_FOUND' ? 404 : ['XPM_ERR_DAEMON_UNREACHABLE', 'XPM_ERR_HOST_UNREACHABLE'].includes(code) ? 503 : 500
     this.refuse(res, status, code, err?.message || String(err))
   }
 
@@ -114,12 +115,12 @@ class WebServer {
     if (!reading) return this.refuse(res, 405, 'XPM_ERR_BAD_ARGUMENT', `${req.method} is not answered here`)
     if (path === '/' || path === '/pm2') return this.pm2(res, url)
     if (path === '/api/ticket') return this.json(res, 200, { ticket: this.tickets.issue(), ttl: TTL_MS })
-    if (path === '/api/session') return this.json(res, 200, { csrf: this.csrf, readOnly: this.readOnly, version: this.version })
+    if (path === '/api/session') return this.json(res, 200, { csrf: this.csrf, readOnly: this.readOnly, version: this.version, hosts: this.lanes?.map((l) => l.label) ?? null })
     if (path === '/api/status') return this.json(res, 200, this.status())
     if (path === '/api/events') return this.events(req, res, url)
     if (path === '/api/logs') return this.logs(req, res, url)
-    if (path === '/api/history') return this.json(res, 200, this.hub.historyOf(Number(url.searchParams.get('id'))))
-    if (path === '/api/processes') return this.withClient((c) => c.request('list')).then((list) => this.json(res, 200, list))
+    if (path === '/api/history') return this.json(res, 200, this.hub.historyOf(Number(url.searchParams.get('id')), this.hostParam(url)))
+    if (path === '/api/processes') return this.processes(res)
     if (path === '/api/why') return this.why(res, url)
     return this.refuse(res, 404, 'XPM_ERR_BAD_ARGUMENT', `Nothing at ${path}`)
   }
@@ -143,8 +144,31 @@ class WebServer {
     res.end(body)
   }
 
-  async withClient (fn) {
-    const client = await this.connect()
+  // The host a request names (`--hosts`): one of the lanes' labels; null for one daemon.
+  hostParam (url) {
+    return this.hostLabel(url.searchParams.get('host'))
+  }
+
+  hostLabel (value) {
+    if (!this.lanes) return null
+    if (this.lanes.some((l) => l.label === value)) return value
+    throw new XpmError('XPM_ERR_BAD_ARGUMENT', `Expected \`host\` to be one of ${this.lanes.map((l) => l.label).join(', ')}, got ${JSON.stringify(value)?.slice(0, 80)}`)
+  }
+
+  connectFor (label) {
+    return this.lanes ? this.lanes.find((l) => l.label === label).connect : this.connect
+  }
+
+  // Across hosts: { hosts: [{ host, processes } or { host, error }] }, a host unreachable among them.
+  async processes (res) {
+    if (!this.lanes) return this.json(res, 200, await this.withClient((c) => c.request('list')))
+    const hosts = await Promise.all(this.lanes.map((l) => this.withClient((c) => c.request('list'), l.label)
+      .then((processes) => ({ host: l.label, processes }), (err) => ({ host: l.label, error: { code: err.code || 'XPM_ERR_INTERNAL', message: err.message } }))))
+    this.json(res, 200, { hosts })
+  }
+
+  async withClient (fn, label = null) {
+    const client = await this.connectFor(label)()
     try {
       return await fn(client)
     } finally {
@@ -156,56 +180,40 @@ class WebServer {
   async pm2 (res, url) {
     const { pm2Answer } = require('./pm2-json')
     const envMode = this.readOnly ? 'names' : url.searchParams.get('reveal') === '1' ? 'all' : 'secrets'
-    this.json(res, 200, await this.withClient((c) => pm2Answer(c, { envMode })))
+    this.json(res, 200, await this.withClient((c) => pm2Answer(c, { envMode }), this.hostParam(url)))
   }
 
   async why (res, url) {
     const target = targetParam(url)
     const { renderWhy, whyRow } = require('../render-why')
-    const result = await this.withClient((c) => c.request('why', { target, limit: 50 }))
+    const result = await this.withClient((c) => c.request('why', { target, limit: 50 }), this.hostParam(url))
     const entries = result?.entries || []
     this.json(res, 200, { entries, rows: entries.map(whyRow), text: renderWhy(entries, { target: String(target) }) })
   }
 
   openEvents (req, res) {
-    res.writeHead(200, this.headers({ 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' }))
-    res.write('retry: 3000\n\n') // after the daemon went away, the page asks again in 3 s
-    req.socket.setNoDelay(true)
-    let closed = false
-    this.eventStreams.add(res)
-    res.on('close', () => {
-      closed = true
-      this.eventStreams.delete(res)
-    })
-    return {
-      get closed () { return closed },
-      send: (event, data, json = JSON.stringify(data)) => {
-        if (!closed) res.write(`event: ${event}\ndata: ${json}\n\n`)
-        return res.writableLength
-      },
-      buffered: () => res.writableLength,
-      onDrain: (fn) => res.once('drain', fn),
-      end: () => res.end()
-    }
+    return eventStream(req, res, (extra) => this.headers(extra), this.eventStreams)
   }
 
   // The page's one stream: the table (hub.js) and, with ?logs=<app>, that app's log.
   async events (req, res, url) {
     const logs = url.searchParams.has('logs') ? parseTarget(url.searchParams.get('logs')) : null
+    const host = logs === null ? null : this.hostParam(url)
     const sink = this.openEvents(req, res)
     res.on('close', () => this.hub.detach(sink))
     await this.hub.attach(sink)
     if (sink.closed || res.writableEnded) return this.hub.detach(sink)
-    if (logs !== null) await this.followLogs(res, sink, logs, { endOnFailure: false })
+    if (logs !== null) await this.followLogs(res, this.lanes ? hostLogSink(sink, host) : sink, logs, { endOnFailure: false, host })
   }
 
   // A log stream alone, for scripts: ?target=<app> or ?id=<n>.
   async logs (req, res, url) {
     const target = targetParam(url)
-    await this.followLogs(res, this.openEvents(req, res), target, { endOnFailure: true })
+    const host = this.hostParam(url)
+    await this.followLogs(res, this.openEvents(req, res), target, { endOnFailure: true, host })
   }
 
-  async followLogs (res, sink, target, { endOnFailure }) {
+  async followLogs (res, sink, target, { endOnFailure, host = null }) {
     let stop = null
     res.on('close', () => {
       if (stop) {
@@ -214,7 +222,7 @@ class WebServer {
       }
     })
     try {
-      stop = await streamLogs({ connect: this.connect, target, sink, onSkip: (n) => { this.skippedLines += n } })
+      stop = await streamLogs({ connect: this.connectFor(host), target, sink, onSkip: (n) => { this.skippedLines += n } })
     } catch (err) {
       sink.send('failed', { code: err.code || 'XPM_ERR_INTERNAL', message: err.message })
       if (endOnFailure) res.end()
@@ -231,44 +239,36 @@ class WebServer {
     if (this.readOnly) return this.refuse(res, 403, 'XPM_ERR_WEB_READ_ONLY', 'xpm web runs with --read-only: restart, reload, stop and start are refused')
     if (url.pathname !== '/api/action') return this.refuse(res, 404, 'XPM_ERR_BAD_ARGUMENT', `Nothing to POST at ${url.pathname}`)
     if (!/^application\/json\b/.test(req.headers['content-type'] || '')) return this.refuse(res, 415, 'XPM_ERR_BAD_ARGUMENT', 'Expected Content-Type: application/json')
-    const { action, target } = parseAction(await readJson(req))
+    const body = await readJson(req)
+    const { action, target } = parseAction(body)
+    const host = this.hostLabel(body?.host)
     // the answer streams: one JSON line per step (a reload's progress), then the outcome
     res.writeHead(200, this.headers({ 'content-type': 'application/x-ndjson; charset=utf-8' }))
     res.flushHeaders()
     const say = (text) => { if (!res.writableEnded) res.write(JSON.stringify({ type: 'step', text }) + '\n') }
-    const outcome = await runAction({ connect: this.connect, action, target, say })
-    res.end(JSON.stringify({ type: 'done', action, target, ...outcome }) + '\n')
+    const outcome = await runAction({ connect: this.connectFor(host), action, target, say })
+    res.end(JSON.stringify({ type: 'done', action, target, ...(host === null ? {} : { host }), ...outcome }) + '\n')
   }
 
   // POST /api/watch { sink, ids }: the rows the page with that stream has in view (hub.js).
   async watch (req, res) {
-    const body = parseWatch(await readJson(req))
-    if (!body) return this.refuse(res, 400, 'XPM_ERR_BAD_ARGUMENT', `Expected { sink, ids } with ids an array of up to ${MAX_PAGE_IDS} process ids`)
+    const body = parseWatch(await readJson(req), this.lanes?.map((l) => l.label))
+    if (!body) return this.refuse(res, 400, 'XPM_ERR_BAD_ARGUMENT', `Expected { sink, ids } with ids an array of up to ${MAX_PAGE_IDS} process ids${this.lanes ? ' per host ({ sink, hosts: { <host>: ids } })' : ''}`)
     // a stream that closed while the page was telling (it switched apps): nothing to watch, no error
-    if (!this.hub.show(body.sink, body.ids) && !this.hub.issued(body.sink)) return this.refuse(res, 404, 'XPM_ERR_BAD_ARGUMENT', `No page ever had stream ${body.sink}`)
+    if (!this.hub.show(body.sink, body.hosts || body.ids) && !this.hub.issued(body.sink)) return this.refuse(res, 404, 'XPM_ERR_BAD_ARGUMENT', `No page ever had stream ${body.sink}`)
     res.writeHead(204, this.headers())
     res.end()
   }
 }
 
-function targetParam (url) {
-  const id = url.searchParams.get('id')
-  if (id !== null && /^\d+$/.test(id)) return Number(id)
-  return parseTarget(url.searchParams.get('target') ?? undefined)
-}
-
-async function readJson (req) {
-  let size = 0
-  const chunks = []
-  for await (const chunk of req) {
-    size += chunk.length
-    if (size > MAX_BODY) throw new XpmError('XPM_ERR_BAD_ARGUMENT', `The request body is larger than ${MAX_BODY} bytes`)
-    chunks.push(chunk)
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'))
-  } catch (err) {
-    throw new XpmError('XPM_ERR_BAD_ARGUMENT', `The request body is not JSON: ${err.message}`, { cause: err })
+// The log of a process on one host of a fleet: the host going is said in the log panel, and the
+// page's stream (the table of every host) stays open.
+function hostLogSink (sink, host) {
+  return {
+    ...sink,
+    get closed () { return sink.closed },
+    send: (event, data, json) => event === 'gone' ? sink.send('failed', { message: `${host}: the connection closed`, host }) : sink.send(event, data, json),
+    end: () => {}
   }
 }
 

@@ -69,11 +69,20 @@ class ShownIds {
   }
 }
 
-// The body of POST /api/watch: { sink, ids } with ids an array of process ids.
-function parseWatch (body) {
-  const ok = body && Number.isSafeInteger(body.sink) && Array.isArray(body.ids) && body.ids.length <= MAX_PAGE_IDS &&
-    body.ids.every((id) => Number.isSafeInteger(id) && id >= 0)
-  return ok ? { sink: body.sink, ids: body.ids } : null
+// The body of POST /api/watch: { sink, ids } with ids an array of process ids; across hosts
+// (labels given) { sink, hosts: { <label>: ids } }, MAX_PAGE_IDS in all.
+function parseWatch (body, labels = null) {
+  const idList = (ids) => Array.isArray(ids) && ids.length <= MAX_PAGE_IDS && ids.every((id) => Number.isSafeInteger(id) && id >= 0)
+  if (!body || !Number.isSafeInteger(body.sink)) return null
+  if (!labels) return idList(body.ids) ? { sink: body.sink, ids: body.ids } : null
+  const hosts = body.hosts
+  if (!hosts || typeof hosts !== 'object' || Array.isArray(hosts)) return null
+  let count = 0
+  for (const [label, ids] of Object.entries(hosts)) {
+    if (!labels.includes(label) || !idList(ids)) return null
+    count += ids.length
+  }
+  return count <= MAX_PAGE_IDS ? { sink: body.sink, hosts } : null
 }
 
 module.exports = { ShownIds, parseWatch, MAX_PAGE_IDS }
