@@ -6,11 +6,10 @@ const { optionsOf } = require('../../lib/cli/fleet/options')
 const { summarize, jsonOf } = require('../../lib/cli/fleet/each-host')
 const { XpmError } = require('../../lib/shared/errors')
 
-test('the options of an action, in both calling conventions', () => {
+test('the options of an action, from its named input', () => {
   const opts = { hosts: 'production' }
-  assert.equal(optionsOf({ args: [['api'], opts, {}] }), opts, 'commander\'s (…positionals, options, command) in ctx.args')
-  assert.equal(optionsOf({}, { targets: ['api'], options: opts }), opts, '(ctx, input) with input.options')
-  assert.deepEqual(optionsOf({ args: [] }), {})
+  assert.equal(optionsOf({}, { targets: ['api'], options: opts }), opts)
+  assert.deepEqual(optionsOf({}, undefined), {})
 })
 
 test('partial results: failed hosts named once each, then how many; the exit status', () => {

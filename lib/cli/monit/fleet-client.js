@@ -1,5 +1,7 @@
 'use strict'
 
+const { XpmError } = require('../../shared/errors')
+
 // `xpm monit --hosts`: the daemons of several hosts (lib/cli/fleet, one ssh connection each) as the
 // one daemon client monit drives (index.js, watch-shown.js, recent-logs.js), so its model, keys
 // and screen work across hosts unchanged. A process of host i (0-based, in the order given) is
@@ -88,7 +90,7 @@ class FleetClient extends EventEmitter {
       if (!client) return { lines: [] }
       return client.request('logs', { ...params, target: String(idOf(k)) }, opts)
     }
-    throw Object.assign(new Error(`${method} is not sent across hosts by monit`), { code: 'XPM_ERR_UNKNOWN_METHOD' })
+    throw new XpmError('XPM_ERR_UNKNOWN_METHOD', `${method} is not sent across hosts by monit`)
   }
 
   // fn(client, i) on every reachable host at once; a host that fails is marked down (null)
