@@ -4,6 +4,7 @@ const cluster = require('node:cluster')
 const { ProcessHandle } = require('./handle')
 const { nodeExecArgv, hasAgent } = require('./agent-args')
 const { launchEnv } = require('./tree-env')
+const { noteLaunch } = require('./leftover-scan')
 const { idOptions, applyAppOptions } = require('./app-options')
 const { joinSlot } = require('./socket-handover')
 const { drainMessage, untilDrained } = require('./drain')
@@ -61,6 +62,7 @@ function launchClusterWorker (spec, appEnv, { index = 0 } = {}) {
   // cluster.fork() merges the primary's process.env under `env`; the daemon empties its own
   // process.env at start-up so the app sees exactly the environment it was given.
   const worker = cluster.fork(env)
+  if (spec.treekill !== false) noteLaunch(tag, worker.process.pid)
   const handle = new ClusterHandle({ worker })
   handle.reportsBoot = hasAgent(env)
   handle.tag = tag

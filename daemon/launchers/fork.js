@@ -4,6 +4,7 @@ const childProcess = require('node:child_process')
 const { ProcessHandle } = require('./handle')
 const { nodeExecArgv, hasAgent } = require('./agent-args')
 const { launchEnv } = require('./tree-env')
+const { noteLaunch } = require('./leftover-scan')
 const { idOptions, applyAppOptions } = require('./app-options')
 const { isNodeRuntime } = require('../../lib/shared/config/script')
 const { drainMessage, untilDrained } = require('./drain')
@@ -56,6 +57,7 @@ function launchForkProcess (spec, appEnv, { index = 0 } = {}) {
       : [spec.interpreter, [...(spec.nodeArgs || []), spec.script, ...(spec.args || [])]]
     child = childProcess.spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] })
   }
+  if (spec.treekill !== false) noteLaunch(tag, child.pid)
   const handle = new ForkHandle({ child })
   handle.reportsBoot = node && hasAgent(env)
   handle.groupLeader = true

@@ -2,7 +2,7 @@
 
 const { EventEmitter } = require('node:events')
 const { ProcessTree } = require('./process-tree')
-const { endTagged } = require('../../lib/shared/tag-scan')
+const { endLeftovers } = require('./leftover-scan')
 const { liveLaunches } = require('./tree-env')
 
 // One running OS process, whatever launched it. Callers never ask which mode it is: each
@@ -82,7 +82,8 @@ class ProcessHandle extends EventEmitter {
   sweepLeftovers () {
     if (!this.tag || this.stopRequested || this.sweep) return this.sweep
     const query = this.treeTag ? { tree: this.treeTag } : { launch: this.tag }
-    const sweep = endTagged(query, {
+    const sweep = endLeftovers(query, {
+      launch: this.tag,
       filter: (p) => !p.untracked && (p.launch === this.tag || !liveLaunches.has(p.launch)),
       killSignal: this.killSignal,
       killTimeout: this.killTimeout,

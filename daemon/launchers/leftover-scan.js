@@ -1,0 +1,137 @@
+'use strict'
+
+// The sweep after an exit xpm did not ask for (handle.js), without reading the whole machine.
+// What a launch left behind descends from its process, and a process's parent link only ever
+// points at one of its ancestors: its real parent, or, once that has exited, the nearest
+// ancestor that adopts orphans (a subreaper, or the init of the pid namespace). The launch's
+// ancestors are the daemon and the daemon's own ancestors; the daemon adopts nothing (Node never
+// makes itself a subreaper) unless it is the namespace's init (xpm-runtime as pid 1). So every
+// leftover is found below the daemon's ancestors (and the daemon as init), through a child of
+// one of them that started no earlier than the launch, and its descendants:
+//   1. the daemon's ancestry by /proc/<pid>/stat (a few reads),
+//   2. the children of those (/proc/<pid>/task/*/children), and one stat each for their start
+//      time (/proc/<pid>/stat field 22), keeping those started at or after the launch,
+//   3. their descendants, by the same children files,
+//   4. the environment only of what is left (lib/shared/tag-scan.js matches the tags as before).
+// The cost follows what the launch and the processes adopted by init since then are, not how
+// many processes the host runs below its services. Leftovers of an earlier launch of the same
+// slot are older than this launch: a sweep that left a survivor keeps its own start time as the
+// floor of that slot's next sweeps, until one of them ends with nothing left.
+// Without children files (a kernel without CONFIG_PROC_CHILDREN) the whole table is read.
+
+const fsp = require('node:fs/promises')
+const { parseStat, readProcStat } = require('../../lib/shared/proc-stat')
+const { readChildren, ancestry } = require('../../lib/shared/proc-children')
+const { readTagged, readTaggedOf, endTagged } = require('../../lib/shared/tag-scan')
+const { mapLimited } = require('../../lib/shared/map-limited')
+const { liveLaunches } = require('./tree-env')
+
+const READ_CONCURRENCY = 16 // /proc reads in flight at once: the thread pool also writes the logs
+
+// A process's start time in clock ticks since boot, zombies included (a launch that crashed at
+// once may be one when it is looked at), or null.
+async function readStartTime (pid, procRoot = '/proc') {
+  try {
+    const stat = parseStat(await fsp.readFile(`${procRoot}/${pid}/stat`, 'latin1'))
+    return stat ? Number(stat.startTime) : null
+  } catch {
+    return null
+  }
+}
+
+const starts = new Map() // launch tag → promise of its process's start time
+const floors = new Map() // tree tag → the start time of the oldest launch of the slot whose sweep left a survivor
+let selfStart = null
+
+// A launcher's note, right after the spawn: the launch's start time, read while it is there.
+// Kept until the sweep of its exit takes it; the notes of launches that ended otherwise (a stop)
+// are dropped once they outnumber the live launches.
+function noteLaunch (tag, pid, { procRoot = '/proc' } = {}) {
+  if (!tag || !pid) return
+  if (starts.size >= 2 * liveLaunches.size + 64) {
+    for (const t of starts.keys()) if (!liveLaunches.has(t)) starts.delete(t)
+  }
+  starts.set(tag, readStartTime(pid, procRoot))
+}
+
+// Pure: of the adopted children, those started at or after `since` (one with no start time read is gone).
+function recentOf (pids, startOf, since) {
+  return pids.filter((pid) => {
+    const start = startOf.get(pid)
+    return start !== null && start !== undefined && start >= since
+  })
+}
+
+// The pids a launch started at `since` may have left (steps 1-3 above), or null without
+// children files.
+async function candidates ({ since, procRoot, selfPid }) {
+  const chain = await ancestry(selfPid, { procRoot })
+  const adopters = chain.length > 1 ? chain.slice(1) : chain
+  const seen = new Set(chain)
+  const top = []
+  for (const pid of adopters) {
+    const kids = await readChildren(pid, { procRoot })
+    if (kids === null) return null
+    for (const kid of kids) if (!seen.has(kid)) { seen.add(kid); top.push(kid) }
+  }
+  const startOf = new Map()
+  await mapLimited(top, READ_CONCURRENCY, async (pid) => { startOf.set(pid, await readStartTime(pid, procRoot)) })
+  const found = []
+  let level = recentOf(top, startOf, since)
+  while (level.length) {
+    found.push(...level)
+    const next = []
+    await mapLimited(level, READ_CONCURRENCY, async (pid) => {
+      for (const kid of (await readChildren(pid, { procRoot })) || []) if (!seen.has(kid)) { seen.add(kid); next.push(kid) }
+    })
+    level = next
+  }
+  return found
+}
+
+// A scanner for endTagged (lib/shared/tag-scan.js) that reads only the candidates of a launch.
+function leftoverScanner ({ since, procRoot = '/proc', selfPid = process.pid }) {
+  return {
+    procRoot,
+    async tagged () {
+      const pids = await candidates({ since: await since, procRoot, selfPid })
+      return pids === null ? readTagged(procRoot) : readTaggedOf(procRoot, pids)
+    },
+    stat: (pid) => readProcStat(pid, { procRoot })
+  }
+}
+
+// The oldest start a sweep of `launch` (of slot `tree`) must look from: its own start, or the
+// daemon's when that was not read, or the slot's floor when older.
+async function sinceOf (launch, tree, procRoot) {
+  const noted = starts.get(launch)
+  starts.delete(launch)
+  let since = noted ? await noted : null
+  if (since === null) {
+    selfStart ??= readStartTime('self', procRoot)
+    since = (await selfStart) ?? 0
+  }
+  const floor = tree ? floors.get(tree) : undefined
+  return floor !== undefined && floor < since ? floor : since
+}
+
+// endTagged(query, options) for the leftovers of one launch, reading only its candidates.
+// launch: its launch tag (the start time noted by noteLaunch).
+function endLeftovers (query, { launch, procRoot = '/proc', selfPid = process.pid, ...options } = {}) {
+  const since = sinceOf(launch, query.tree, procRoot)
+  const scanner = leftoverScanner({ since, procRoot, selfPid })
+  const floor = async (left) => {
+    if (!query.tree) return
+    if (left) floors.set(query.tree, await since)
+    else floors.delete(query.tree)
+  }
+  return endTagged(query, { ...options, scanner, selfPid }).then(async (report) => {
+    await floor(report.survived.length > 0)
+    return report
+  }, async (err) => {
+    await floor(true)
+    throw err
+  })
+}
+
+module.exports = { noteLaunch, endLeftovers, leftoverScanner, candidates, recentOf, readStartTime }
