@@ -9,12 +9,13 @@
 // leftover is found below the daemon's ancestors (and the daemon as init), through a child of
 // one of them that started no earlier than the launch, and its descendants:
 //   1. the daemon's ancestry by /proc/<pid>/stat (a few reads),
-//   2. the children of those (/proc/<pid>/task/*/children), and one stat each for their start
-//      time (/proc/<pid>/stat field 22), keeping those started at or after the launch,
+//   2. the children of those (/proc/<pid>/task/*/children); of these, the pids handed out after
+//      the launch's (lib/shared/pid-window.js; all of them when that cannot be told), and of
+//      those, by one stat each (/proc/<pid>/stat field 22), the ones started since the launch,
 //   3. their descendants, by the same children files,
 //   4. the environment only of what is left (lib/shared/tag-scan.js matches the tags as before).
-// The cost follows what the launch and the processes adopted by init since then are, not how
-// many processes the host runs below its services. Leftovers of an earlier launch of the same
+// The cost follows what the launch left and what init adopted since, not how many processes
+// the host runs (below its services, or adopted by init before the launch). Leftovers of an earlier launch of the same
 // slot are older than this launch: a sweep that left a survivor keeps its own start time as the
 // floor of that slot's next sweeps, until one of them ends with nothing left.
 // Without children files (a kernel without CONFIG_PROC_CHILDREN) the whole table is read.
@@ -24,6 +25,7 @@ const { parseStat, readProcStat } = require('../../lib/shared/proc-stat')
 const { readChildren, ancestry } = require('../../lib/shared/proc-children')
 const { readTagged, readTaggedOf, endTagged } = require('../../lib/shared/tag-scan')
 const { mapLimited } = require('../../lib/shared/map-limited')
+const { forksSoFar, pidsAfter } = require('../../lib/shared/pid-window')
 const { liveLaunches } = require('./tree-env')
 
 const READ_CONCURRENCY = 16 // /proc reads in flight at once: the thread pool also writes the logs
@@ -39,7 +41,7 @@ async function readStartTime (pid, procRoot = '/proc') {
   }
 }
 
-const starts = new Map() // launch tag → promise of its process's start time
+const launches = new Map() // launch tag → { pid, start: promise of its start time, forks: the count of forks before it }
 const floors = new Map() // tree tag → the start time of the oldest launch of the slot whose sweep left a survivor
 let selfStart = null
 
@@ -48,10 +50,10 @@ let selfStart = null
 // are dropped once they outnumber the live launches.
 function noteLaunch (tag, pid, { procRoot = '/proc' } = {}) {
   if (!tag || !pid) return
-  if (starts.size >= 2 * liveLaunches.size + 64) {
-    for (const t of starts.keys()) if (!liveLaunches.has(t)) starts.delete(t)
+  if (launches.size >= 2 * liveLaunches.size + 64) {
+    for (const t of launches.keys()) if (!liveLaunches.has(t)) launches.delete(t)
   }
-  starts.set(tag, readStartTime(pid, procRoot))
+  launches.set(tag, { pid, forks: forksSoFar({ procRoot }), start: readStartTime(pid, procRoot) })
 }
 
 // Pure: of the adopted children, those started at or after `since` (one with no start time read is gone).
@@ -63,8 +65,9 @@ function recentOf (pids, startOf, since) {
 }
 
 // The pids a launch started at `since` may have left (steps 1-3 above), or null without
-// children files.
-async function candidates ({ since, procRoot, selfPid }) {
+// children files. after(pid): whether a pid was handed out after the launch's (lib/shared/pid-window.js),
+// when that can be told: only those adopted children are asked their start time.
+async function candidates ({ since, after = null, procRoot, selfPid }) {
   const chain = await ancestry(selfPid, { procRoot })
   const adopters = chain.length > 1 ? chain.slice(1) : chain
   const seen = new Set(chain)
@@ -72,7 +75,7 @@ async function candidates ({ since, procRoot, selfPid }) {
   for (const pid of adopters) {
     const kids = await readChildren(pid, { procRoot })
     if (kids === null) return null
-    for (const kid of kids) if (!seen.has(kid)) { seen.add(kid); top.push(kid) }
+    for (const kid of kids) if (!seen.has(kid) && (!after || after(kid))) { seen.add(kid); top.push(kid) }
   }
   const startOf = new Map()
   await mapLimited(top, READ_CONCURRENCY, async (pid) => { startOf.set(pid, await readStartTime(pid, procRoot)) })
@@ -90,11 +93,14 @@ async function candidates ({ since, procRoot, selfPid }) {
 }
 
 // A scanner for endTagged (lib/shared/tag-scan.js) that reads only the candidates of a launch.
-function leftoverScanner ({ since, procRoot = '/proc', selfPid = process.pid }) {
+// since: the launch's start time; launch: { pid, forks } as noted (or null). Either may be a promise.
+function leftoverScanner ({ since, launch = null, procRoot = '/proc', selfPid = process.pid }) {
   return {
     procRoot,
     async tagged () {
-      const pids = await candidates({ since: await since, procRoot, selfPid })
+      const { pid, forks } = (await launch) || {}
+      const after = await pidsAfter(pid, forks, { procRoot })
+      const pids = await candidates({ since: await since, after, procRoot, selfPid })
       return pids === null ? readTagged(procRoot) : readTaggedOf(procRoot, pids)
     },
     stat: (pid) => readProcStat(pid, { procRoot })
@@ -103,10 +109,8 @@ function leftoverScanner ({ since, procRoot = '/proc', selfPid = process.pid }) 
 
 // The oldest start a sweep of `launch` (of slot `tree`) must look from: its own start, or the
 // daemon's when that was not read, or the slot's floor when older.
-async function sinceOf (launch, tree, procRoot) {
-  const noted = starts.get(launch)
-  starts.delete(launch)
-  let since = noted ? await noted : null
+async function sinceOf (noted, tree, procRoot) {
+  let since = noted ? await noted.start : null
   if (since === null) {
     selfStart ??= readStartTime('self', procRoot)
     since = (await selfStart) ?? 0
@@ -118,8 +122,10 @@ async function sinceOf (launch, tree, procRoot) {
 // endTagged(query, options) for the leftovers of one launch, reading only its candidates.
 // launch: its launch tag (the start time noted by noteLaunch).
 function endLeftovers (query, { launch, procRoot = '/proc', selfPid = process.pid, ...options } = {}) {
-  const since = sinceOf(launch, query.tree, procRoot)
-  const scanner = leftoverScanner({ since, procRoot, selfPid })
+  const noted = launches.get(launch)
+  launches.delete(launch)
+  const since = sinceOf(noted, query.tree, procRoot)
+  const scanner = leftoverScanner({ since, launch: noted, procRoot, selfPid })
   const floor = async (left) => {
     if (!query.tree) return
     if (left) floors.set(query.tree, await since)

@@ -138,3 +138,31 @@ test('a sweep that leaves a survivor keeps its start as the slot\'s floor: the n
   assert.deepEqual(next.signalled, [300], 'the later launch (start 2000) still ends the survivor of the earlier one (start 1001)')
   assert.equal(next.survived.length, 0)
 })
+
+test('pid window: the pids handed out after a launch\'s, while fewer forks than a cycle of pids happened', () => {
+  const { parseForks, parseLastPid, inWindow, windowHolds } = require('../../lib/shared/pid-window')
+  assert.equal(parseForks('cpu  1 2 3\nintr 5 6\nctxt 9\nbtime 1\nprocesses 1233846\nprocs_running 2\n'), 1233846)
+  assert.equal(parseForks('cpu 1\n'), null)
+  assert.equal(parseLastPid('0.20 0.18 0.12 1/80 11206\n'), 11206)
+  assert.equal(parseLastPid(''), null)
+  assert.deepEqual([4999, 5000, 5001, 6000, 6001].map((p) => inWindow(p, 5000, 6000)), [false, false, true, true, false])
+  // wrapped: handed out 32000..32767, then 300..400
+  assert.deepEqual([31000, 32001, 32767, 1, 350, 400, 401].map((p) => inWindow(p, 32000, 400)), [false, true, true, true, true, true, false])
+  assert.equal(windowHolds({ forksThen: 100, forksNow: 100 + 32000, pidMax: 32768 }), true)
+  assert.equal(windowHolds({ forksThen: 100, forksNow: 100 + 32467, pidMax: 32768 }), false)
+  assert.equal(windowHolds({ forksThen: null, forksNow: 5, pidMax: 32768 }), false)
+})
+
+test('with a pid window, only the adopted children handed out after the launch are asked their start time', async (t) => {
+  const root = fakeProc(machine())
+  const stats = []
+  const read = fsp.readFile
+  fsp.readFile = function (file, ...rest) {
+    if (/\/\d+\/stat$/.test(String(file))) stats.push(Number(String(file).split('/').at(-2)))
+    return read.call(this, file, ...rest)
+  }
+  t.after(() => { fsp.readFile = read })
+  const found = await candidates({ since: 1000, after: (pid) => pid > 200, procRoot: root, selfPid: 10 })
+  assert.deepEqual(found.sort((a, b) => a - b), [300, 400, 401, 402, 500])
+  assert.deepEqual(stats.filter((pid) => pid === 100), [], 'the service (older pid) is not read')
+})
