@@ -108,7 +108,8 @@ function leftoverScanner ({ since, launch = null, procRoot = '/proc', selfPid = 
 }
 
 // The oldest start a sweep of `launch` (of slot `tree`) must look from: its own start, or the
-// daemon's when that was not read, or the slot's floor when older.
+// daemon's when that was not read, or the slot's floor when older (then the pid window of the
+// launch does not hold for what is looked for: window false).
 async function sinceOf (noted, tree, procRoot) {
   let since = noted ? await noted.start : null
   if (since === null) {
@@ -116,7 +117,7 @@ async function sinceOf (noted, tree, procRoot) {
     since = (await selfStart) ?? 0
   }
   const floor = tree ? floors.get(tree) : undefined
-  return floor !== undefined && floor < since ? floor : since
+  return floor !== undefined && floor < since ? { since: floor, window: false } : { since, window: true }
 }
 
 // endTagged(query, options) for the leftovers of one launch, reading only its candidates.
@@ -124,8 +125,9 @@ async function sinceOf (noted, tree, procRoot) {
 function endLeftovers (query, { launch, procRoot = '/proc', selfPid = process.pid, ...options } = {}) {
   const noted = launches.get(launch)
   launches.delete(launch)
-  const since = sinceOf(noted, query.tree, procRoot)
-  const scanner = leftoverScanner({ since, launch: noted, procRoot, selfPid })
+  const from = sinceOf(noted, query.tree, procRoot)
+  const since = from.then((f) => f.since)
+  const scanner = leftoverScanner({ since, launch: from.then((f) => (f.window ? noted : null)), procRoot, selfPid })
   const floor = async (left) => {
     if (!query.tree) return
     if (left) floors.set(query.tree, await since)

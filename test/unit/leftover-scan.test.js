@@ -11,6 +11,7 @@ const path = require('node:path')
 const { parseChildren, readChildren, ancestry } = require('../../lib/shared/proc-children')
 const { candidates, recentOf, endLeftovers, noteLaunch } = require('../../daemon/launchers/leftover-scan')
 const { tempDir } = require('../helpers/tmp')
+const { waitFor } = require('../helpers/wait')
 
 // pid → { ppid, start, env: { KEY: value } }; the children files follow from the ppids.
 // children: false leaves them out (a kernel without CONFIG_PROC_CHILDREN).
@@ -126,14 +127,21 @@ test('no children files: the sweep falls back to the whole table and still finds
   assert.deepEqual(report.signalled.sort(), [300, 400, 401])
 })
 
-test('a sweep that leaves a survivor keeps its start as the slot\'s floor: the next sweep looks back that far, one that ends clean forgets it', async () => {
+test('a sweep that leaves a survivor keeps its start as the slot\'s floor: the next sweep looks back that far (past its pid window), one that ends clean forgets it', async () => {
   const root = fakeProc({ 1: { ppid: 0, start: 1 }, 10: { ppid: 1, start: 2 }, 300: { ppid: 1, start: 1001, env: tagged('h/s/0', '10-A') } })
-  const launchRoot = fakeProc({ 200: { ppid: 10, start: 1000 }, 201: { ppid: 10, start: 2000 } })
+  // a pid window that holds: 10 forks since the launches, the last pid 900
+  fs.writeFileSync(path.join(root, 'stat'), 'cpu 1\nprocesses 1010\n')
+  fs.writeFileSync(path.join(root, 'loadavg'), '0.1 0.1 0.1 1/80 900\n')
+  fs.mkdirSync(path.join(root, 'sys', 'kernel'), { recursive: true })
+  fs.writeFileSync(path.join(root, 'sys', 'kernel', 'pid_max'), '32768\n')
+  const { forksSoFar } = require('../../lib/shared/pid-window')
+  await waitFor(() => forksSoFar({ procRoot: root }) === 1010, { message: 'the count of forks read' })
+  const launchRoot = fakeProc({ 200: { ppid: 10, start: 1000 }, 500: { ppid: 10, start: 2000 } })
   const sweep = (launch, kill) => endLeftovers({ tree: 'h/s/0' }, { launch, procRoot: root, selfPid: 10, filter: () => true, kill, killTimeout: 20, killWaitMs: 20, pollMs: 5, rounds: 1 })
   noteLaunch('10-A', 200, { procRoot: launchRoot })
   const stubborn = await sweep('10-A', () => {})
   assert.deepEqual(stubborn.survived, [300])
-  noteLaunch('10-B', 201, { procRoot: launchRoot })
+  noteLaunch('10-B', 500, { procRoot: launchRoot }) // pid 300 is outside its window (500, 900]
   const next = await sweep('10-B', (pid) => fs.rmSync(path.join(root, String(pid)), { recursive: true }))
   assert.deepEqual(next.signalled, [300], 'the later launch (start 2000) still ends the survivor of the earlier one (start 1001)')
   assert.equal(next.survived.length, 0)
