@@ -65,18 +65,22 @@ function recentOf (pids, startOf, since) {
 }
 
 // The pids a launch started at `since` may have left (steps 1-3 above), or null without
-// children files. after(pid): whether a pid was handed out after the launch's (lib/shared/pid-window.js),
-// when that can be told: only those adopted children are asked their start time.
-async function candidates ({ since, after = null, procRoot, selfPid }) {
-  const chain = await ancestry(selfPid, { procRoot })
+// children files. windowOf(): a promise of after(pid), whether a pid was handed out after the
+// launch's (lib/shared/pid-window.js), or of null when that cannot be told; asked only when more
+// than WINDOW_FROM children were adopted (below that, their stats cost less than its reads).
+const WINDOW_FROM = 2
+async function candidates ({ since, windowOf = async () => null, procRoot, selfPid }) {
+  const chain = await daemonAncestry(selfPid, procRoot)
   const adopters = chain.length > 1 ? chain.slice(1) : chain
   const seen = new Set(chain)
-  const top = []
+  let top = []
   for (const pid of adopters) {
     const kids = await readChildren(pid, { procRoot })
     if (kids === null) return null
-    for (const kid of kids) if (!seen.has(kid) && (!after || after(kid))) { seen.add(kid); top.push(kid) }
+    for (const kid of kids) if (!seen.has(kid)) { seen.add(kid); top.push(kid) }
   }
+  const after = top.length > WINDOW_FROM ? await windowOf() : null
+  if (after) top = top.filter(after)
   const startOf = new Map()
   await mapLimited(top, READ_CONCURRENCY, async (pid) => { startOf.set(pid, await readStartTime(pid, procRoot)) })
   const found = []
@@ -92,6 +96,16 @@ async function candidates ({ since, after = null, procRoot, selfPid }) {
   return found
 }
 
+// The daemon's ancestry; once it is [daemon, 1] it stays so (init never exits), and is not read again.
+const settled = new Map() // `${procRoot} ${pid}` → [pid, 1]
+async function daemonAncestry (pid, procRoot) {
+  const key = `${procRoot} ${pid}`
+  if (settled.has(key)) return settled.get(key)
+  const chain = await ancestry(pid, { procRoot })
+  if (chain.length === 2 && chain[1] === 1) settled.set(key, chain)
+  return chain
+}
+
 // A scanner for endTagged (lib/shared/tag-scan.js) that reads only the candidates of a launch.
 // since: the launch's start time; launch: { pid, forks } as noted (or null). Either may be a promise.
 function leftoverScanner ({ since, launch = null, procRoot = '/proc', selfPid = process.pid }) {
@@ -99,8 +113,8 @@ function leftoverScanner ({ since, launch = null, procRoot = '/proc', selfPid = 
     procRoot,
     async tagged () {
       const { pid, forks } = (await launch) || {}
-      const after = await pidsAfter(pid, forks, { procRoot })
-      const pids = await candidates({ since: await since, after, procRoot, selfPid })
+      const windowOf = () => pidsAfter(pid, forks, { procRoot })
+      const pids = await candidates({ since: await since, windowOf, procRoot, selfPid })
       return pids === null ? readTagged(procRoot) : readTaggedOf(procRoot, pids)
     },
     stat: (pid) => readProcStat(pid, { procRoot })

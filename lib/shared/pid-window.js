@@ -53,12 +53,21 @@ function forksSoFar ({ procRoot = '/proc', now = Date.now() } = {}) {
   return shared.forks
 }
 
+// pid_max, read at most once a minute (an administrator may change it, rarely)
+const pidMaxRead = { value: null, at: 0, root: null }
+async function readPidMax (procRoot, now = Date.now()) {
+  if (pidMaxRead.root !== procRoot || now - pidMaxRead.at > 60000) {
+    const value = Number((await readText(`${procRoot}/sys/kernel/pid_max`)).trim()) || null
+    Object.assign(pidMaxRead, { value, at: now, root: procRoot })
+  }
+  return pidMaxRead.value
+}
+
 // → (pid) => whether it was handed out after `after`, or null when that cannot be told.
 async function pidsAfter (after, forksThen, { procRoot = '/proc' } = {}) {
   if (!after || forksThen === null || forksThen === undefined) return null
   // the last pid first: the count read after it covers every pid handed out up to it
-  const [last, pidMax] = await Promise.all([readText(`${procRoot}/loadavg`).then(parseLastPid),
-    readText(`${procRoot}/sys/kernel/pid_max`).then((t) => Number(t.trim()) || null)])
+  const [last, pidMax] = await Promise.all([readText(`${procRoot}/loadavg`).then(parseLastPid), readPidMax(procRoot)])
   const forksNow = await readForks(procRoot)
   if (forksNow !== null && forksNow >= shared.forks) Object.assign(shared, { forks: forksNow, at: Date.now() })
   if (last === null || !windowHolds({ forksThen, forksNow, pidMax })) return null

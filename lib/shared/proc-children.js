@@ -34,13 +34,14 @@ async function readChildren (pid, { procRoot = '/proc' } = {}) {
 }
 
 // pid and its ancestors by parent links, nearest first, up to the top of the pid namespace
-// (bounded: a chain longer than `max` is cut, which only makes a caller look at fewer places).
+// (pid 1, not read: its parent is outside; bounded: a chain longer than `max` is cut, which
+// only makes a caller look at fewer places).
 async function ancestry (pid, { procRoot = '/proc', max = 64 } = {}) {
   const chain = [pid]
-  let ppid = (await readProcStat(pid, { procRoot }))?.ppid ?? 0
+  let ppid = pid === 1 ? 0 : (await readProcStat(pid, { procRoot }))?.ppid ?? 0
   while (ppid > 0 && chain.length < max && !chain.includes(ppid)) {
     chain.push(ppid)
-    ppid = (await readProcStat(ppid, { procRoot }))?.ppid ?? 0
+    ppid = ppid === 1 ? 0 : (await readProcStat(ppid, { procRoot }))?.ppid ?? 0
   }
   return chain
 }

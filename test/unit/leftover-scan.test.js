@@ -170,7 +170,7 @@ test('with a pid window, only the adopted children handed out after the launch a
     return read.call(this, file, ...rest)
   }
   t.after(() => { fsp.readFile = read })
-  const found = await candidates({ since: 1000, after: (pid) => pid > 200, procRoot: root, selfPid: 10 })
+  const found = await candidates({ since: 1000, windowOf: async () => (pid) => pid > 200, procRoot: root, selfPid: 10 })
   assert.deepEqual(found.sort((a, b) => a - b), [300, 400, 401, 402, 500])
   assert.deepEqual(stats.filter((pid) => pid === 100), [], 'the service (older pid) is not read')
 })
