@@ -42,6 +42,7 @@ async function readStartTime (pid, procRoot = '/proc') {
 }
 
 const launches = new Map() // launch tag → { pid, start: promise of its start time, forks: the count of forks before it }
+const MAX_FLOORS = 1000
 const floors = new Map() // tree tag → the start time of the oldest launch of the slot whose sweep left a survivor
 let selfStart = null
 
@@ -144,8 +145,11 @@ function endLeftovers (query, { launch, procRoot = '/proc', selfPid = process.pi
   const scanner = leftoverScanner({ since, launch: from.then((f) => (f.window ? noted : null)), procRoot, selfPid })
   const floor = async (left) => {
     if (!query.tree) return
-    if (left) floors.set(query.tree, await since)
-    else floors.delete(query.tree)
+    if (!left) return floors.delete(query.tree)
+    floors.set(query.tree, await since)
+    // bounded: past MAX_FLOORS slots the oldest note goes (what it kept looking for outlived a
+    // SIGKILL: a process no sweep can end)
+    if (floors.size > MAX_FLOORS) floors.delete(floors.keys().next().value)
   }
   return endTagged(query, { ...options, scanner, selfPid }).then(async (report) => {
     await floor(report.survived.length > 0)
