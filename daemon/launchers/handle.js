@@ -2,8 +2,8 @@
 
 const { EventEmitter } = require('node:events')
 const { ProcessTree } = require('./process-tree')
-const { endTagged } = require('../../lib/shared/tag-scan')
 const { performance } = require('node:perf_hooks')
+const { createLeftoverScan } = require('./leftover-scan')
 
 // One running OS process, whatever launched it. Callers never ask which mode it is: each
 // launcher's subclass knows how to signal, release and stop its kind of process. Emits:
@@ -37,6 +37,7 @@ class ProcessHandle extends EventEmitter {
   #options // the app's kill_signal, kill_timeout, treekill, kill_retry_time, pid_file (app-options.js)
   #stopRequested = false // a stop (stop-process.js) owns the end of the tree
   #sweep = null // the end of what an exit left behind, while it runs (a promise)
+  #leftovers // the daemon's sweeps (leftover-scan.js, made by createLaunchers)
   #forkedAt = performance.now()
   // what the model did to it, for its exit event (model/instance-exit.js)
   #stopCause = null
@@ -45,7 +46,7 @@ class ProcessHandle extends EventEmitter {
   #portTaken = null
   #isSpare = false
 
-  constructor ({ child, tag = null, treeTag = null, reportsBoot = false, group = 0, groupLeader = false, launches = null, options = {} }) {
+  constructor ({ child, tag = null, treeTag = null, reportsBoot = false, group = 0, groupLeader = false, launches = null, leftovers = null, options = {} }) {
     super()
     this.#child = child
     this.#pid = child.pid
@@ -55,6 +56,7 @@ class ProcessHandle extends EventEmitter {
     this.#group = group
     this.#groupLeader = groupLeader
     this.#launches = launches
+    this.#leftovers = leftovers || createLeftoverScan({ liveLaunches: launches || undefined })
     this.#options = { killSignal: 'SIGINT', killTimeout: 5000, treekill: true, pollMs: null, pidFile: null, ...options }
   }
 
@@ -151,7 +153,8 @@ class ProcessHandle extends EventEmitter {
   sweepLeftovers () {
     if (!this.tag || this.stopRequested || this.sweep) return this.sweep
     const query = this.treeTag ? { tree: this.treeTag } : { launch: this.tag }
-    const sweep = endTagged(query, {
+    const sweep = this.#leftovers.endLeftovers(query, {
+      launch: this.tag,
       filter: (p) => !p.untracked && (p.launch === this.tag || !this.#launches?.has(p.launch)),
       killSignal: this.killSignal,
       killTimeout: this.killTimeout,

@@ -29,9 +29,14 @@ async function readTagged (procRoot) {
   } catch {
     return []
   }
+  return readTaggedOf(procRoot, names.filter((n) => /^\d+$/.test(n)))
+}
+
+// The same, of the given pids only (daemon/launchers/leftover-scan.js: the few candidates of a sweep).
+async function readTaggedOf (procRoot, pids) {
   const found = []
   const needles = [TREE_VAR + '=', LAUNCH_VAR + '=']
-  await mapLimited(names.filter((n) => /^\d+$/.test(n)), READ_CONCURRENCY, async (name) => {
+  await mapLimited(pids, READ_CONCURRENCY, async (name) => {
     let environ
     try {
       environ = await fsp.readFile(`${procRoot}/${name}/environ`, 'latin1')
@@ -158,4 +163,4 @@ async function endProcesses (procs, { scanner, kill, pollMs, killWaitMs, options
   return waitGone(stubborn, () => end)
 }
 
-module.exports = { createTagScanner, findTagged, endTagged, readTagged }
+module.exports = { createTagScanner, findTagged, endTagged, readTagged, readTaggedOf }

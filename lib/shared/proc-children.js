@@ -1,0 +1,49 @@
+'use strict'
+
+// Parent → child links from /proc (Linux): /proc/<pid>/task/<tid>/children lists the children
+// each thread of a process forked or adopted, so one process's children cost a readdir of its
+// threads and one small read per thread, whatever else the machine runs. The file needs
+// CONFIG_PROC_CHILDREN (on in every mainstream kernel); readChildren says when it is missing, so
+// a caller falls back to a read of the whole process table.
+
+const fsp = require('node:fs/promises')
+const { readProcStat } = require('./proc-stat')
+
+// "12 345 " → [12, 345]
+function parseChildren (text) {
+  const out = []
+  for (const word of String(text).split(/\s+/)) {
+    if (/^\d+$/.test(word)) out.push(Number(word))
+  }
+  return out
+}
+
+// The children of pid: [pid], [] when it has none or is gone, null when this kernel has no
+// children files (the task is there, its children file is not).
+async function readChildren (pid, { procRoot = '/proc' } = {}) {
+  let tids
+  try {
+    tids = await fsp.readdir(`${procRoot}/${pid}/task`)
+  } catch {
+    return []
+  }
+  const lists = await Promise.all(tids.map((tid) => fsp.readFile(`${procRoot}/${pid}/task/${tid}/children`, 'latin1')
+    .then(parseChildren, (err) => (err.code === 'ENOENT' && tids.length ? 'missing' : []))))
+  if (lists.length && lists.every((l) => l === 'missing')) return null
+  return [...new Set(lists.flatMap((l) => (l === 'missing' ? [] : l)))]
+}
+
+// pid and its ancestors by parent links, nearest first, up to the top of the pid namespace
+// (pid 1, not read: its parent is outside; bounded: a chain longer than `max` is cut, which
+// only makes a caller look at fewer places).
+async function ancestry (pid, { procRoot = '/proc', max = 64 } = {}) {
+  const chain = [pid]
+  let ppid = pid === 1 ? 0 : (await readProcStat(pid, { procRoot }))?.ppid ?? 0
+  while (ppid > 0 && chain.length < max && !chain.includes(ppid)) {
+    chain.push(ppid)
+    ppid = ppid === 1 ? 0 : (await readProcStat(ppid, { procRoot }))?.ppid ?? 0
+  }
+  return chain
+}
+
+module.exports = { parseChildren, readChildren, ancestry }
