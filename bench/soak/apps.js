@@ -23,7 +23,7 @@ function writeApps (dir, tool, ports) {
   const s = (name) => path.join(dir, name)
   const xpm = tool === 'xpm'
   const apps = []
-  for (let i = 0; i < 4; i++) apps.push({ name: `crash${i}`, script: s('crasher.js'), min_uptime: '500ms' })
+  for (let i = 0; i < 4; i++) apps.push({ name: `crash${i}`, script: s('crasher.js'), min_uptime: xpm ? '500ms' : 500 })
   apps.push({ name: 'api', script: s('http.js'), exec_mode: 'cluster', instances: 2, env: { PORT: String(ports.api) } })
   apps.push({ name: 'web', script: s('http.js'), exec_mode: 'cluster', instances: 2, env: { PORT: String(ports.web) } })
   for (let i = 0; i < 2; i++) {

@@ -33,12 +33,11 @@ async function soakOne (name, { minutes, toolsDir, dir, log }) {
     let restarts = null
     const commands = commandList(c, idle, (list) => { restarts = list.reduce((sum, p) => sum + (p.restarts ?? p.pm2_env?.restart_time ?? 0), 0) })
     const started = Date.now()
-    const end = started + minutes * 60000
     let cpuBefore = cpuMs(pid)
     let lastT = Date.now()
     let nextReading = started
     let n = 0
-    while (Date.now() < end + 1000) {
+    while (out.readings.length <= minutes) { // readings at minute 0, 1, …, minutes
       if (Date.now() >= nextReading) {
         const cpuNow = cpuMs(pid)
         const now = Date.now()
@@ -64,7 +63,7 @@ async function soakOne (name, { minutes, toolsDir, dir, log }) {
         out.readings.push(r)
         log(`${name} min ${r.minute}: RSS ${r.rssMB} MB, heap after GC ${r.heapAfterGcMB} MB, fds ${r.fds}, children ${r.children}, timers ${r.timers}, CPU ${r.cpuPct} %, restarts ${r.restarts}, failed requests ${r.failedRequests}, load ${r.load1}`)
         nextReading += 60000
-        if (Date.now() > end) break
+        if (out.readings.length > minutes) break
       }
       const t0 = Date.now()
       const [label, fn] = commands[n++ % commands.length]
