@@ -23,7 +23,9 @@ function writeApps (dir, tool, ports) {
   const s = (name) => path.join(dir, name)
   const xpm = tool === 'xpm'
   const apps = []
-  for (let i = 0; i < 4; i++) apps.push({ name: `crash${i}`, script: s('crasher.js'), min_uptime: xpm ? '500ms' : 500 })
+  // runs of 1–2 s are stable (min_uptime); max_restarts as high as it goes, or xpm would mark them
+  // errored after 16 crashes within its restart_window (1 minute)
+  for (let i = 0; i < 4; i++) apps.push({ name: `crash${i}`, script: s('crasher.js'), min_uptime: xpm ? '500ms' : 500, max_restarts: 100000 })
   apps.push({ name: 'api', script: s('http.js'), exec_mode: 'cluster', instances: 2, env: { PORT: String(ports.api) } })
   apps.push({ name: 'web', script: s('http.js'), exec_mode: 'cluster', instances: 2, env: { PORT: String(ports.web) } })
   for (let i = 0; i < 2; i++) {
