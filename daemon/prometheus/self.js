@@ -1,6 +1,7 @@
 'use strict'
 
 const fsp = require('node:fs/promises')
+const v8 = require('node:v8')
 const { PerformanceObserver, constants, performance } = require('node:perf_hooks')
 const { Histogram } = require('prom-client')
 
@@ -42,7 +43,7 @@ function selfFamilies (registry, { proc = process.platform === 'linux' ? '/proc/
   family('process_cpu_system_seconds_total', 'counter', 'Total system CPU time spent in seconds.', (f) => one(f.cpu.system / 1e6))
   family('process_cpu_seconds_total', 'counter', 'Total user and system CPU time spent in seconds.', (f) => one((f.cpu.user + f.cpu.system) / 1e6))
   family('process_start_time_seconds', 'gauge', 'Start time of the process since unix epoch in seconds.', () => one(startTime))
-  family('process_resident_memory_bytes', 'gauge', 'Resident memory size in bytes.', (f) => one(f.mem.rss))
+  family('process_resident_memory_bytes', 'gauge', 'Resident memory size in bytes.', (f) => one(f.status?.VmRSS ?? process.memoryUsage.rss()))
   family('process_virtual_memory_bytes', 'gauge', 'Virtual memory size in bytes.', (f) => f.status ? one(f.status.VmSize) : [])
   family('process_heap_bytes', 'gauge', 'Process heap size in bytes.', (f) => f.status ? one(f.status.VmData) : [])
   family('process_open_fds', 'gauge', 'Number of open file descriptors.', (f) => f.fds === null ? [] : one(f.fds))
@@ -50,9 +51,9 @@ function selfFamilies (registry, { proc = process.platform === 'linux' ? '/proc/
   family('nodejs_eventloop_lag_seconds', 'gauge', 'Lag of event loop in seconds (at the scrape: the wait for a setImmediate).', (f) => one(f.lag))
   family('nodejs_active_resources', 'gauge', 'Number of active resources that are currently keeping the event loop alive, grouped by async resource type.',
     (f) => [...f.resources].map(([type, value]) => ({ labels: { type }, value })))
-  family('nodejs_heap_size_total_bytes', 'gauge', 'Process heap size from Node.js in bytes.', (f) => one(f.mem.heapTotal))
-  family('nodejs_heap_size_used_bytes', 'gauge', 'Process heap size used from Node.js in bytes.', (f) => one(f.mem.heapUsed))
-  family('nodejs_external_memory_bytes', 'gauge', 'Node.js external memory size in bytes.', (f) => one(f.mem.external))
+  family('nodejs_heap_size_total_bytes', 'gauge', 'Process heap size from Node.js in bytes.', (f) => one(f.heap.total_heap_size))
+  family('nodejs_heap_size_used_bytes', 'gauge', 'Process heap size used from Node.js in bytes.', (f) => one(f.heap.used_heap_size))
+  family('nodejs_external_memory_bytes', 'gauge', 'Node.js external memory size in bytes.', (f) => one(f.heap.external_memory))
   family('nodejs_version_info', 'gauge', 'Node.js version info.', () => [{ labels: { version: process.version, major, minor, patch }, value: 1 }])
 
   const gc = new Histogram({ name: 'nodejs_gc_duration_seconds', help: 'Garbage collection duration by kind, one of major, minor, incremental or weakcb.', labelNames: ['kind'], buckets: [0.001, 0.01, 0.1, 1, 2, 5], registers: [registry] })
@@ -77,17 +78,18 @@ function selfFamilies (registry, { proc = process.platform === 'linux' ? '/proc/
       maxFds = limits
       const resources = new Map()
       for (const type of process.getActiveResourcesInfo?.() ?? []) resources.set(type, (resources.get(type) ?? 0) + 1)
-      now = { cpu: process.cpuUsage(), mem: process.memoryUsage(), lag, fds, status, resources }
+      now = { cpu: process.cpuUsage(), heap: v8.getHeapStatistics(), lag, fds, status, resources }
     },
     done () { now = null },
     close () { observer?.disconnect(); observer = null }
   }
 }
 
-// /proc/self/status "VmSize:   123456 kB" lines → { VmSize, VmData } in bytes
+// /proc/self/status "VmRSS:   123456 kB" lines → { VmRSS, VmSize, VmData } in bytes (the RSS
+// from here, not process.memoryUsage(), which reads /proc/self/stat synchronously)
 function parseStatus (text) {
   const out = {}
-  for (const m of text.matchAll(/^(VmSize|VmData):\s+(\d+) kB$/gm)) out[m[1]] = Number(m[2]) * KB
+  for (const m of text.matchAll(/^(VmRSS|VmSize|VmData):\s+(\d+) kB$/gm)) out[m[1]] = Number(m[2]) * KB
   return out
 }
 
