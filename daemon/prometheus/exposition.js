@@ -4,14 +4,16 @@ const { performance } = require('node:perf_hooks')
 const { Registry, Gauge, Counter } = require('prom-client')
 const { STATUS } = require('../model/process-state')
 const { isReady } = require('../model/readiness')
+const { selfFamilies } = require('./self')
 
 // The Prometheus text exposition of the daemon's apps, built from what the daemon already holds
 // in memory: the instances' status and counters, and the latest metric samples (daemon/metrics).
-// A scrape reads nothing itself; the HTTP endpoint may first ask the sampler for figures older
-// than 2 s (metrics.fresh, as `list` does, without the attention lease: see server.js).
+// A scrape reads no app's file itself (only the daemon's own /proc/self, asynchronously:
+// self.js); the HTTP endpoint may first ask the sampler for figures older than 2 s
+// (metrics.fresh, as `list` does, without the attention lease: see index.js).
 //
-// A private prom-client Registry: no default collectors (the daemon's own process metrics are not
-// asked for and would cost a /proc read per scrape). Every per-process family carries the labels
+// A private prom-client Registry: the daemon's own figures come from self.js (prom-client's names,
+// taken once per scrape, not its default collectors). Every per-process family carries the labels
 // app, id, instance; a family is collected from the instances at scrape time, so a deleted
 // process disappears from the next scrape.
 const LABELS = ['app', 'id', 'instance']
@@ -60,6 +62,7 @@ function createExposition ({ supervisor, metrics = null, version, otel = null })
 
   if (otel) otelFamilies(registry, otel)
   const unsubscribe = countReloads(registry, supervisor)
+  const self = selfFamilies(registry)
 
   let rendering = null // the render under way
   let next = null // the one the scrapes that came meanwhile wait for
@@ -67,6 +70,7 @@ function createExposition ({ supervisor, metrics = null, version, otel = null })
     rendering = (async () => {
       snapshot()
       try {
+        await self.sample()
         const parts = []
         for (const metric of registry.getMetricsAsArray()) {
           parts.push(await registry.getSingleMetricAsString(metric.name))
@@ -75,6 +79,7 @@ function createExposition ({ supervisor, metrics = null, version, otel = null })
         return parts.join('\n\n') + '\n'
       } finally {
         rows = []
+        self.done()
         rendering = null
       }
     })()
@@ -94,7 +99,10 @@ function createExposition ({ supervisor, metrics = null, version, otel = null })
       next ??= rendering.then(noop, noop).then(() => { next = null; return renderOnce() })
       return next
     },
-    close: unsubscribe
+    close () {
+      unsubscribe()
+      self.close()
+    }
   }
 }
 

@@ -94,3 +94,53 @@ test('a scrape during load: every process with every name and the labels app, id
   assert.equal((await httpGet(metricsPort, '/livez')).status, 200)
   assert.equal((await httpGet(metricsPort, '/readyz')).status, 200)
 })
+
+// /proc/<pid>/stat fields after the command name: utime, stime (13, 14) and starttime (21), in ticks
+function procTimes (pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  const hz = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100
+  const btime = Number(/^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'))[1])
+  return { cpu: (Number(fields[11]) + Number(fields[12])) / hz, start: btime + Number(fields[19]) / hz }
+}
+
+test('the daemon describes itself under prom-client\'s names: its own pid\'s start time, memory, fds and CPU; heap, loop lag, GC', async (t) => {
+  const h = createHome(t)
+  const metricsPort = await freePort()
+  const res = await h.run(['start', fixture('idle.js'), '--name', 'worker'], { env: { XPM_METRICS: `127.0.0.1:${metricsPort}` } })
+  assert.equal(res.code, 0, res.stderr)
+  const pid = h.daemonPid()
+  assert.ok(pid > 0)
+  await httpGet(metricsPort, '/metrics') // the first scrape starts the GC observer
+  const r = await httpGet(metricsPort, '/metrics')
+  assert.equal(r.status, 200)
+  const rows = parse(r.body)
+  const value = (name, labels = {}) => {
+    const row = has(rows, name, labels)
+    assert.ok(row, `${name} in the scrape`)
+    return row.value
+  }
+  const proc = procTimes(pid)
+  assert.ok(Math.abs(value('process_start_time_seconds') - proc.start) <= 2, `the daemon's start (pid ${pid}): ${proc.start}`)
+  const cpu = value('process_cpu_seconds_total')
+  assert.ok(cpu > 0 && cpu <= procTimes(pid).cpu + 0.05, `CPU ${cpu} s, /proc says ${proc.cpu}`)
+  assert.ok(Math.abs(value('process_cpu_user_seconds_total') + value('process_cpu_system_seconds_total') - cpu) < 1e-6)
+  const vmRss = Number(/^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024
+  const rss = value('process_resident_memory_bytes')
+  assert.ok(Math.abs(rss - vmRss) < vmRss * 0.25, `RSS ${rss}, /proc/${pid}/status ${vmRss}`)
+  const fds = fs.readdirSync(`/proc/${pid}/fd`).length
+  assert.ok(Math.abs(value('process_open_fds') - fds) <= 4, `fds ${value('process_open_fds')}, /proc/${pid}/fd ${fds}`)
+  assert.ok(value('process_max_fds') >= fds)
+  assert.ok(value('process_virtual_memory_bytes') > rss)
+  const heap = value('nodejs_heap_size_used_bytes')
+  assert.ok(heap > 1e6 && heap <= value('nodejs_heap_size_total_bytes') && heap < rss, `heap ${heap}`)
+  assert.ok(value('nodejs_external_memory_bytes') > 0)
+  const lag = value('nodejs_eventloop_lag_seconds')
+  assert.ok(lag >= 0 && lag < 1, `loop lag ${lag}`)
+  assert.equal(value('nodejs_version_info', { version: process.version }), 1)
+  assert.ok(rows.some((row) => row.name === 'nodejs_active_resources' && row.labels.type && row.value > 0))
+  assert.match(r.body, /^# TYPE nodejs_gc_duration_seconds histogram$/m)
+  if (!promtoolMissing) {
+    const checked = spawnSync('promtool', ['check', 'metrics'], { input: r.body, encoding: 'utf8' })
+    assert.equal(checked.status, 0, `promtool check metrics: ${checked.stdout}${checked.stderr}`)
+  }
+})
