@@ -60,7 +60,7 @@ test('xpm web --hosts: 3 hosts on one page, an action on host 2 only, a host tha
     assert.deepEqual(rows.map((r) => [r[1], r[2]]).sort(), [1, 2, 3].flatMap((i) => [[`h${i}`, 'api'], [`h${i}`, `only-h${i}`]]).sort())
     assert.deepEqual(await page.$eval('#thead', (el) => el.firstElementChild.textContent), 'host')
     await page.waitForFunction(() => [...document.querySelectorAll('#hosts .host')].map((c) => c.className).join() === 'host up,host up,host up', { timeout: 30000 })
-    assert.match(await page.$eval('#summary', (el) => el.textContent), /^6 processes on 3 hosts, 6 online/)
+    await page.waitForFunction(() => /^6 processes on 3 hosts, 6 online/.test(document.querySelector('#summary').textContent), { timeout: 30000 })
     // a host's chip shows its rows only; again, all of them
     await page.click('#hosts .host[data-host="h2"]')
     await page.waitForFunction(() => [...document.querySelectorAll('#rows .row:not([hidden])')].map((el) => el.dataset.id.split('/')[0]).join() === 'h2,h2', { timeout: 10000 })
