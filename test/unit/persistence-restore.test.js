@@ -30,6 +30,7 @@ test('the keeper saves after a burst of changes once, debounced, and never two w
     file: '/h/state.json',
     supervisor: sup,
     debounceMs: 100,
+    gapMs: 0, // the least time between writes has its own test (state-keeper-gap.test.js)
     startTimes: noStartTimes,
     now: () => 0,
     write: async (file, text) => {
