@@ -52,7 +52,17 @@ const SLOW = {
   'security.test.js': 'another user (root and nobody), a CLI process per command',
   'drain-app-edges.test.js': 'HTTP connections held through every kind of stop, in both modes',
   'handover-stale.test.js': 'daemons replaced by xpm update and killed mid-way',
-  'startup.test.js': 'daemons started as the boot unit would'
+  'startup.test.js': 'daemons started as the boot unit would',
+  'fleet-commands.test.js': 'sshd: three hosts',
+  'fleet-connect.test.js': 'sshd: hosts, bridges, a fake remote',
+  'fleet-rollout.test.js': 'sshd: rolling reloads under HTTP load on three hosts',
+  'web-fleet.test.js': 'chromium and sshd',
+  'monit-fleet.test.js': 'blessed on a pseudo-terminal, and sshd',
+  'otel-grpc.test.js': 'the OpenTelemetry SDK over gRPC',
+  'sweep-candidates.test.js': '200 unrelated processes, and crash loops',
+  'state-gap-crash.test.js': 'a daemon stopped and killed mid-write',
+  'metrics.test.js': 'CPU figures of busy workers over seconds',
+  'daemon-socket.test.js': 'daemons started, locked and killed'
 }
 
 const root = path.join(__dirname, '..')
