@@ -62,7 +62,10 @@ const SLOW = {
   'sweep-candidates.test.js': '200 unrelated processes, and crash loops',
   'state-gap-crash.test.js': 'a daemon stopped and killed mid-write',
   'metrics.test.js': 'CPU figures of busy workers over seconds',
-  'daemon-socket.test.js': 'daemons started, locked and killed'
+  'daemon-socket.test.js': 'daemons started, locked and killed',
+  'endpoint-trust.test.js': 'hundreds of connections held open',
+  'agent-metrics.test.js': 'agents reporting over seconds',
+  'policies.test.js': 'memory limits, watch and cron restarts waited for'
 }
 
 const root = path.join(__dirname, '..')
