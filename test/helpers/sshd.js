@@ -24,7 +24,8 @@ function sshdMissing () {
 // Starts sshd; resolves { port, dir, key, sshCommand, pid, stop, log }. sshCommand: the ssh
 // command line (XPM_SSH) that logs in with the test's key and trusts the test's host key file.
 // key: a client key made by an earlier startSshd (several "hosts" one XPM_SSH reaches);
-// env: variables every session gets (sshd's SetEnv), such as the XPM_HOME of this "host";
+// env: variables every session gets (sshd's SetEnv), such as the XPM_HOME of this "host"
+// (HOME is the sshd's folder unless env sets it);
 // logLevel: sshd's (VERBOSE logs each login).
 async function startSshd (t, { key: sharedKey = null, env = {}, logLevel = 'ERROR' } = {}) {
   const dir = tempDir('xpm-sshd-')
@@ -49,7 +50,10 @@ async function startSshd (t, { key: sharedKey = null, env = {}, logLevel = 'ERRO
     'KbdInteractiveAuthentication no',
     'PermitRootLogin prohibit-password',
     `LogLevel ${logLevel}`,
-    ...Object.entries(env).map(([k, v]) => `SetEnv ${k}="${v}"`),
+    // one SetEnv line: sshd takes only the first. HOME is the sshd's own folder, so a session does
+    // not run the machine user's ~/.bashrc (on a machine where it runs `pyenv rehash`, a session
+    // killed by a test can leave its lock behind, and every later session waits 60 s for it)
+    `SetEnv ${Object.entries({ HOME: dir, ...env }).map(([k, v]) => `${k}="${v}"`).join(' ')}`,
     ''
   ].join('\n'))
   const child = spawn(SSHD, ['-f', conf, '-D', '-e'], { stdio: ['ignore', 'ignore', 'pipe'] })
