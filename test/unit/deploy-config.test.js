@@ -80,7 +80,7 @@ test('the words after <env>', () => {
 test('XPM_SSH replaces the ssh command line; ssh\'s failures are named', () => {
   const host = { host: 'h', port: '22', user: '', key: '', ssh_options: [], tty: false, forwardAgent: false }
   assert.deepEqual(sshCommand(host, 'true', {}), ['ssh', ['-o', 'ConnectTimeout=10', '-p', '22', 'h', 'true']])
-  assert.deepEqual(sshCommand(host, 'true', { XPM_SSH: 'ssh -F /dev/null' }), ['sh', ['-c', 'ssh -F /dev/null "$@"', 'ssh', '-o', 'ConnectTimeout=10', '-p', '22', 'h', 'true']])
+  assert.deepEqual(sshCommand(host, 'true', { XPM_SSH: 'ssh -F /dev/null' }), ['sh', ['-c', 'exec ssh -F /dev/null "$@"', 'ssh', '-o', 'ConnectTimeout=10', '-p', '22', 'h', 'true']])
   assert.match(sshTrouble(['ssh: connect to host h port 22: Connection refused'], host), /^host unreachable: ssh could not connect to h port 22/)
   assert.match(sshTrouble(['node@h: Permission denied (publickey).'], host), /^key refused by h port 22/)
 })

@@ -37,8 +37,10 @@ function sshExit (host, env = process.env, reuse) {
   return withSsh([...args.slice(0, -1), '-O', 'exit', args[args.length - 1]], env)
 }
 
-function withSsh (args, env) {
-  if (env.XPM_SSH) return ['sh', ['-c', `${env.XPM_SSH} "$@"`, 'ssh', ...args]]
+// [command, args] that run ssh (or XPM_SSH, through sh, which execs it: a signal to the child
+// reaches ssh itself) with args.
+function withSsh (args, env = process.env) {
+  if (env.XPM_SSH) return ['sh', ['-c', `exec ${env.XPM_SSH} "$@"`, 'ssh', ...args]]
   return ['ssh', args]
 }
 
@@ -108,4 +110,4 @@ function sshTrouble (tail, host) {
   return `ssh to ${where} failed`
 }
 
-module.exports = { sshArgs, sshCommand, sshExit, showSsh, localCommand, run, sshTrouble, TAIL }
+module.exports = { sshArgs, sshCommand, sshExit, withSsh, showSsh, localCommand, run, sshTrouble, TAIL }

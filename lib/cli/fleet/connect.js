@@ -67,8 +67,8 @@ class SshStream extends EventEmitter {
 
   write (line) { return this.child.stdin.write(line) }
   end () { this.child.stdin.end() }
-  // stdin closed first: with XPM_SSH, ssh runs under `sh -c` and outlives a signal to it, but
-  // ends (and ends the bridge on the host) at the end of its input
+  // stdin closed first: the end of its input ends the bridge on the host too, also through a
+  // wrapper of XPM_SSH's that a signal would not reach
   destroy () {
     this.child.stdin.destroy()
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM')

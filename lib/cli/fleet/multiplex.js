@@ -45,9 +45,9 @@ class SharedSsh {
   open () {
     const m = this.master
     if (m && m.child.exitCode === null && m.child.signalCode === null) return m.ready
-    const { sshArgs } = require('../deploy/ssh')
+    const { sshArgs, withSsh } = require('../deploy/ssh')
     const args = [...sshArgs(this.withOptions(['ControlMaster=yes', ...ALIVE]), this.env), 'cat >/dev/null']
-    const [cmd, argv] = this.env.XPM_SSH ? ['sh', ['-c', `${this.env.XPM_SSH} "$@"`, 'ssh', ...args]] : ['ssh', args]
+    const [cmd, argv] = withSsh(args, this.env)
     const child = spawn(cmd, argv, { stdio: ['pipe', 'ignore', 'pipe'], env: this.env })
     child.stdin.on('error', () => {})
     let stderr = ''
@@ -80,8 +80,8 @@ class SharedSsh {
     }
   }
 
-  // its input closed first: under XPM_SSH's `sh -c` a signal may not reach ssh, the end of its
-  // session's input does (the remote `cat` ends, then the master)
+  // its input closed first: the end of its session's input ends the remote `cat`, then the
+  // master, also where a signal would not reach it
   stopMaster () {
     const child = this.master?.child
     if (!child) return
