@@ -33,3 +33,12 @@ test('a host\'s part of --json: its output parsed (one document or JSON lines), 
   assert.deepEqual(jsonOf({ label: 'h2', code: 1, error: new XpmError('XPM_ERR_APP_NOT_FOUND', 'nope'), out: [], err: [] }),
     { host: 'h2', ok: false, error: { code: 'XPM_ERR_APP_NOT_FOUND', message: 'nope' } })
 })
+
+test('a fleet command refuses what only means something here: files, scripts, apps on stdin', () => {
+  const { refuseLocalFiles } = require('../../lib/cli/fleet/run')
+  const refused = (name, input) => assert.throws(() => refuseLocalFiles(name, {}, [input]), { code: 'XPM_ERR_BAD_ARGUMENT' })
+  refused('start', { targets: ['-'], options: {} })
+  refused('restart', { targets: ['ecosystem.config.js'], options: {} })
+  refused('start', { targets: ['./server.js'], options: {} })
+  refuseLocalFiles('restart', {}, [{ targets: ['api', '/^web/', 'all', '3'], options: {} }])
+})

@@ -51,6 +51,7 @@ function refuseLocalFiles (name, ctx, rest) {
     throw new XpmError('XPM_ERR_BAD_ARGUMENT', 'start --host/--hosts takes the names of apps the hosts know (the ecosystem file here means nothing on the hosts; `xpm deploy` ships it)')
   }
   for (const v of values.flat()) {
+    if (v === '-') throw new XpmError('XPM_ERR_BAD_ARGUMENT', `${name} --host/--hosts does not read apps from standard input: their scripts and paths are this machine's (\`xpm deploy\` ships files)`)
     if (typeof v !== 'string' || /^\/.+\/[a-z]*$/.test(v)) continue
     if (isFileArg(v) || /[/\\]/.test(v) || /\.[cm]?js$/.test(v)) {
       throw new XpmError('XPM_ERR_BAD_ARGUMENT', `${name} --host/--hosts takes apps by name, id, namespace, /regex/ or all, not "${v}" (a file here means nothing on the hosts; \`xpm deploy\` ships files)`)
@@ -58,4 +59,4 @@ function refuseLocalFiles (name, ctx, rest) {
   }
 }
 
-module.exports = { runOnHosts }
+module.exports = { runOnHosts, refuseLocalFiles }
