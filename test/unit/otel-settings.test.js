@@ -44,6 +44,10 @@ test('where metrics and logs go: the option, then the app\'s OTEL_*, then the da
   assert.deepEqual(destination(parseOtel({ headers: { b: '2' } }), {}, daemon, 'metrics').headers, { a: '1', b: '2' })
   assert.equal(destination(otel, { OTEL_METRIC_EXPORT_INTERVAL: '5000', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, {}, 'metrics').intervalMs, 5000)
   assert.equal(destination(otel, {}, { OTEL_SDK_DISABLED: 'true' }, 'metrics').disabled, true)
+  // gRPC takes the endpoint as it is: the service, not a path, names the signal
+  assert.equal(destination(parseOtel({ endpoint: 'http://c:4317', protocol: 'grpc' }), {}, {}, 'logs').url, 'http://c:4317')
+  assert.equal(destination(otel, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, {}, 'metrics').url, 'http://c:4317')
+  assert.equal(appOtelEnv(parseOtel({ endpoint: 'http://c:4317', protocol: 'grpc' }), {}, {}, { id: 0, name: 'a', index: 0 }).OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, 'http://c:4317')
   assert.deepEqual(otelVariables({ OTEL_A: '1', PATH: '/bin' }), { OTEL_A: '1' })
 })
 

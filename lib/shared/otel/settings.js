@@ -31,8 +31,8 @@ function destination (otel, appEnv, daemonEnv, signal) {
   const disabled = get('OTEL_SDK_DISABLED')?.toLowerCase() === 'true'
   const protocol = otel.protocol ?? get(`OTEL_EXPORTER_OTLP_${SIG}_PROTOCOL`) ?? get('OTEL_EXPORTER_OTLP_PROTOCOL') ?? 'http/protobuf'
   let url
-  if (otel.endpoint) url = signalUrl(otel.endpoint, signal)
-  else url = get(`OTEL_EXPORTER_OTLP_${SIG}_ENDPOINT`) ?? signalUrl(get('OTEL_EXPORTER_OTLP_ENDPOINT') ?? DEFAULT_ENDPOINT, signal)
+  if (otel.endpoint) url = signalUrl(otel.endpoint, signal, protocol)
+  else url = get(`OTEL_EXPORTER_OTLP_${SIG}_ENDPOINT`) ?? signalUrl(get('OTEL_EXPORTER_OTLP_ENDPOINT') ?? DEFAULT_ENDPOINT, signal, protocol)
   const headers = {
     ...(parseHeaders(get('OTEL_EXPORTER_OTLP_HEADERS') ?? '') ?? {}),
     ...(parseHeaders(get(`OTEL_EXPORTER_OTLP_${SIG}_HEADERS`) ?? '') ?? {}),
@@ -43,7 +43,10 @@ function destination (otel, appEnv, daemonEnv, signal) {
   return { url, protocol, headers, intervalMs, disabled }
 }
 
-function signalUrl (endpoint, signal) {
+// OTLP/HTTP appends the signal's path to the general endpoint; OTLP/gRPC takes it as it is (the
+// service names the signal), as the specification says.
+function signalUrl (endpoint, signal, protocol = 'http/protobuf') {
+  if (protocol === 'grpc') return endpoint
   return endpoint.replace(/\/+$/, '') + '/' + SIGNAL_PATH[signal]
 }
 
@@ -60,7 +63,8 @@ function appOtelEnv (otel, appEnv = {}, daemonEnv = {}, ids) {
   for (const [k, v] of Object.entries(otelVariables(daemonEnv))) if (appEnv[k] === undefined) env[k] = v
   if (otel.endpoint) {
     env.OTEL_EXPORTER_OTLP_ENDPOINT = otel.endpoint
-    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = signalUrl(otel.endpoint, 'traces')
+    const protocol = otel.protocol ?? pick('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', appEnv, daemonEnv) ?? pick('OTEL_EXPORTER_OTLP_PROTOCOL', appEnv, daemonEnv)
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = signalUrl(otel.endpoint, 'traces', protocol)
   }
   if (otel.protocol) {
     env.OTEL_EXPORTER_OTLP_PROTOCOL = otel.protocol
