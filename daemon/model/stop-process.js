@@ -13,10 +13,11 @@
 //     tag), whatever did not get the signal yet gets it, and the stop waits for all of it;
 //  5. at the deadline, SIGKILL to the process, its group (even when the process itself has
 //     exited) and every process of the tree still alive, until none is left.
-// The stop resolves when the whole tree is gone, with the process's own exit. The signals to the
-// processes themselves take turns of the event loop (`turns`, the daemon's one TurnBudget:
-// lib/shared/turn-budget.js): a stop of many at once spreads them over as many turns as their
-// cost asks. Without one, each signal goes at once.
+// The stop resolves when the whole tree is gone, with the process's own exit. The drain messages
+// and the signals to the processes themselves take turns of the event loop (`turns`, the daemon's
+// one TurnBudget: lib/shared/turn-budget.js): each wakes its process, which then competes with
+// the daemon for the cores, so a stop of many at once spreads them over as many turns as their
+// cost asks. Without one, each goes at once.
 const AT_ONCE = Object.freeze({ run: async (fn) => fn() })
 
 async function stopProcess (handle, { killTimeout = 5000, killSignal = 'SIGINT', shutdownWithMessage = false, turns = AT_ONCE } = {}) {
@@ -32,7 +33,8 @@ async function stopProcess (handle, { killTimeout = 5000, killSignal = 'SIGINT',
   const collected = tree ? tree.collect().catch(() => 0) : Promise.resolve(0)
   const sentMessage = shutdownWithMessage && handle.send('shutdown')
 
-  await raceTimeout([exited, handle.release({ killTimeout, signalFollows: !sentMessage })], left())
+  const released = turns.run(() => handle.release({ killTimeout, signalFollows: !sentMessage }))
+  await raceTimeout([exited, released], left())
   await raceTimeout([collected], left())
   if (!handle.exited && !sentMessage) {
     const groupSent = (await turns.run(() => handle.signal(killSignal))) && handle.group > 0

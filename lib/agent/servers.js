@@ -4,6 +4,7 @@
 // nothing per connection). The keep-alive drain closes their idle connections (drain.js) and the
 // probes answer from them (probe.js). A server leaves the set once it has closed.
 const servers = new Set()
+const onListen = new Set() // functions called with a server as it starts listening (drain.js)
 let tracking = false
 
 function trackServers () {
@@ -16,8 +17,9 @@ function trackServers () {
       servers.add(this)
       this.once('close', () => servers.delete(this))
     }
+    for (const fn of onListen) fn(this)
     return listen.apply(this, args)
   }
 }
 
-module.exports = { trackServers, servers }
+module.exports = { trackServers, servers, onListen }
