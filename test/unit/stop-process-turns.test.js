@@ -40,3 +40,18 @@ test('a process that ignores the stop signal gets it, then SIGKILL at the deadli
   assert.deepEqual(await stopped, { code: null, signal: 'SIGKILL' })
   assert.deepEqual(killed, [[4_000_001, 'SIGINT'], [4_000_001, 'SIGKILL']])
 })
+
+// Before: the drain messages of a stop of many went out in one turn (each wakes its process,
+// which takes a core from the daemon): `delete all` of 300 idle processes held the loop 1.4 s.
+test('the drain (the handle\'s release) waits for its turn as the signals do', async (t) => {
+  const { handle, turns } = setup(t)
+  let released = 0
+  handle.release = () => { released++; return Promise.resolve() }
+  const stopped = stopProcess(handle, { killTimeout: 1000, turns })
+  assert.equal(released, 0, 'not released in the turn whose budget is spent')
+  assert.equal(turns.queue.length, 1)
+  await new Promise((resolve) => setImmediate(resolve))
+  assert.equal(released, 1, 'released in the next turn')
+  handle.markExited(0, null)
+  await stopped
+})
