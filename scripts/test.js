@@ -6,6 +6,7 @@
 //   node scripts/test.js            the fast set: every unit file, and the integration files not in SLOW
 //   node scripts/test.js all        every file (CI runs this on one Node version, .ci/run)
 //   node scripts/test.js slow       the files in SLOW only
+//   node scripts/test.js versions   the fast set and the SLOW files in EVERY_NODE (CI on Node 22, 24)
 //   node scripts/test.js unit       every unit file; `integration`: every integration file
 //
 // Unit files run with test/helpers/no-processes.js preloaded: a unit test that starts a process
@@ -68,6 +69,11 @@ const SLOW = {
   'policies.test.js': 'memory limits, watch and cron restarts waited for'
 }
 
+// Slow files that CI still runs on every Node version, not only the machine's: what they cover
+// loads code that differs between versions (the OpenTelemetry SDK's instrumentations patch
+// Node's http, undici and module loaders, which change from one major to the next).
+const EVERY_NODE = ['otel-traces.test.js', 'otel-daemon.test.js', 'otel-grpc.test.js']
+
 const root = path.join(__dirname, '..')
 const filesOf = (suite) => {
   const dir = path.join(root, 'test', suite)
@@ -79,15 +85,17 @@ function plan (which = 'fast') {
   const unit = filesOf('unit')
   const integration = filesOf('integration')
   const missing = Object.keys(SLOW).filter((f) => !integration.some((i) => path.basename(i) === f))
+  missing.push(...EVERY_NODE.filter((f) => !Object.hasOwn(SLOW, f)))
   if (missing.length) throw new Error(`scripts/test.js: SLOW names files that are not in test/integration: ${missing.join(', ')}`)
   const runs = {
     fast: { unit, integration: integration.filter((f) => !slow(f)) },
     all: { unit, integration },
     slow: { unit: [], integration: integration.filter(slow) },
+    versions: { unit, integration: integration.filter((f) => !slow(f) || EVERY_NODE.includes(path.basename(f))) },
     unit: { unit, integration: [] },
     integration: { unit: [], integration }
   }
-  if (!runs[which]) throw new Error(`scripts/test.js: no test set "${which}" (fast, all, slow, unit, integration)`)
+  if (!runs[which]) throw new Error(`scripts/test.js: no test set "${which}" (fast, all, slow, versions, unit, integration)`)
   return runs[which]
 }
 
@@ -120,4 +128,4 @@ if (require.main === module) {
   process.exit(status)
 }
 
-module.exports = { SLOW, plan }
+module.exports = { SLOW, EVERY_NODE, plan }
