@@ -3,26 +3,36 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { isAlive, kill, waitFor } = require('./util')
+const { kill, waitFor, startTimeOf } = require('./util')
 
-// What xpm, PM2 and the raw cluster share: a private temp home and the set of pids they
-// started, so kill() can always leave nothing behind, whatever failed before.
+// What xpm, PM2 and the raw cluster share: a private temp home and the processes they started
+// (pid → its start time, so a recycled pid is never taken for one of them), so kill() can always
+// leave nothing behind, whatever failed before.
 class Contender {
   constructor (name) {
     this.name = name
     this.home = fs.mkdtempSync(path.join(os.tmpdir(), `xpm-bench-${name}-`))
-    this.seen = new Set()
+    this.seen = new Map()
   }
 
   track (...pids) {
-    for (const pid of pids) if (pid) this.seen.add(pid)
+    for (const pid of pids) {
+      if (!pid || this.seen.has(pid)) continue
+      const started = startTimeOf(pid)
+      if (started !== null) this.seen.set(pid, started)
+    }
   }
 
-  // Ends every pid this contender ever saw, then removes its home.
+  // The processes seen that still run (the same pid and start time).
+  alive () {
+    return [...this.seen].filter(([pid, started]) => startTimeOf(pid) === started).map(([pid]) => pid)
+  }
+
+  // Ends every process this contender ever saw, then removes its home.
   async reap () {
-    for (const pid of this.seen) if (isAlive(pid)) kill(pid, 'SIGTERM')
-    await waitFor(() => [...this.seen].every((p) => !isAlive(p)), { timeout: 3000 }).catch(() => {})
-    for (const pid of this.seen) if (isAlive(pid)) kill(pid, 'SIGKILL')
+    for (const pid of this.alive()) kill(pid, 'SIGTERM')
+    await waitFor(() => this.alive().length === 0, { timeout: 3000 }).catch(() => {})
+    for (const pid of this.alive()) kill(pid, 'SIGKILL')
     this.seen.clear()
   }
 

@@ -108,6 +108,18 @@ function cpuMs (pid) {
   return ns / 1e6
 }
 
+// When a pid's process started (clock ticks since boot, /proc/<pid>/stat field 22), or null when
+// there is none: with the pid, what names one process. A long bench recycles pids (pid_max is
+// 32,768 here), so a pid seen an hour ago may now be someone else's process.
+function startTimeOf (pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+  } catch {
+    return null
+  }
+}
+
 function children (pid) {
   try {
     return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
@@ -123,4 +135,4 @@ function descendants (pid) {
   return out
 }
 
-module.exports = { benchEnv, UNSET_ENV, run, runOk, waitFor, freePort, httpGet, isAlive, kill, rss, uss, cpuSeconds, cpuMs, children, descendants, delay }
+module.exports = { benchEnv, UNSET_ENV, run, runOk, waitFor, freePort, httpGet, isAlive, kill, rss, uss, cpuSeconds, cpuMs, startTimeOf, children, descendants, delay }

@@ -4,7 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { Xpm } = require('../lib/xpm')
 const { Pm2 } = require('../lib/pm2')
-const { rss, cpuMs, descendants, isAlive, waitFor, freePort, delay } = require('../lib/util')
+const { rss, cpuMs, descendants, waitFor, freePort, delay } = require('../lib/util')
 const { writeApps } = require('./apps')
 const { paceLoad, scrapeLoop } = require('./traffic')
 const { readHeap } = require('./inspect')
@@ -78,10 +78,9 @@ async function soakOne (name, { minutes, toolsDir, dir, log }) {
     out.scrapes = scrapes?.stats ?? null
     for (const s of Object.values(out.commands)) { s.ms.sort((a, b) => a - b); s.medianMs = s.ms[s.ms.length >> 1]; delete s.ms }
     for (const f of stop.splice(0)) f()
-    const seen = [...c.seen]
     await c.kill()
-    await waitFor(() => seen.every((p) => !isAlive(p)), { timeout: 15000 }).catch(() => {})
-    out.leftovers = seen.filter((p) => isAlive(p)).length
+    await waitFor(() => c.alive().length === 0, { timeout: 15000 }).catch(() => {})
+    out.leftovers = c.alive().length
     return out
   } finally {
     for (const f of stop) f()
