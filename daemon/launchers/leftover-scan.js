@@ -20,7 +20,7 @@
 // floor of that slot's next sweeps, until one of them ends with nothing left.
 // Without children files (a kernel without CONFIG_PROC_CHILDREN) the whole table is read.
 
-const fsp = require('node:fs/promises')
+const { readProcFile } = require('../../lib/shared/proc-read')
 const { parseStat, readProcStat } = require('../../lib/shared/proc-stat')
 const { readChildren, ancestry } = require('../../lib/shared/proc-children')
 const { readTagged, readTaggedOf, endTagged } = require('../../lib/shared/tag-scan')
@@ -33,7 +33,7 @@ const READ_CONCURRENCY = 16 // /proc reads in flight at once: the thread pool al
 // once may be one when it is looked at), or null.
 async function readStartTime (pid, procRoot = '/proc') {
   try {
-    const stat = parseStat(await fsp.readFile(`${procRoot}/${pid}/stat`, 'latin1'))
+    const stat = parseStat(await readProcFile(`${procRoot}/${pid}/stat`))
     return stat ? Number(stat.startTime) : null
   } catch {
     return null

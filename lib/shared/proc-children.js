@@ -8,6 +8,7 @@
 
 const fsp = require('node:fs/promises')
 const { readProcStat } = require('./proc-stat')
+const { readProcFile } = require('./proc-read')
 
 // "12 345 " → [12, 345]
 function parseChildren (text) {
@@ -27,7 +28,7 @@ async function readChildren (pid, { procRoot = '/proc' } = {}) {
   } catch {
     return []
   }
-  const lists = await Promise.all(tids.map((tid) => fsp.readFile(`${procRoot}/${pid}/task/${tid}/children`, 'latin1')
+  const lists = await Promise.all(tids.map((tid) => readProcFile(`${procRoot}/${pid}/task/${tid}/children`)
     .then(parseChildren, (err) => (err.code === 'ENOENT' && tids.length ? 'missing' : []))))
   if (lists.length && lists.every((l) => l === 'missing')) return null
   return [...new Set(lists.flatMap((l) => (l === 'missing' ? [] : l)))]
