@@ -9,7 +9,8 @@
 // leftover is found below the daemon's ancestors (and the daemon as init), through a child of
 // one of them that started no earlier than the launch, and its descendants:
 //   1. the daemon's ancestry by /proc/<pid>/stat (a few reads),
-//   2. the children of those (/proc/<pid>/task/*/children); of these, the pids handed out after
+//   2. what those adopted (/proc/<pid>/task/<pid>/children while the leader thread lives, every
+//      thread's otherwise: lib/shared/proc-children.js readAdopted); of these, the pids handed out after
 //      the launch's (lib/shared/pid-window.js; all of them when that cannot be told), and of
 //      those, by one stat each (/proc/<pid>/stat field 22), the ones started since the launch,
 //   3. their descendants, by the same children files,
@@ -22,7 +23,7 @@
 
 const { readProcFile } = require('../../lib/shared/proc-read')
 const { parseStat, readProcStat } = require('../../lib/shared/proc-stat')
-const { readChildren, ancestry } = require('../../lib/shared/proc-children')
+const { readChildren, readAdopted, ancestry } = require('../../lib/shared/proc-children')
 const { readTagged, readTaggedOf, endTagged } = require('../../lib/shared/tag-scan')
 const { mapLimited } = require('../../lib/shared/map-limited')
 const { forksSoFar, pidsAfter } = require('../../lib/shared/pid-window')
@@ -61,7 +62,7 @@ async function candidates ({ since, windowOf = async () => null, procRoot, selfP
   const seen = new Set(chain)
   let top = []
   for (const pid of adopters) {
-    const kids = await readChildren(pid, { procRoot })
+    const kids = await readAdopted(pid, { procRoot })
     if (kids === null) return null
     for (const kid of kids) if (!seen.has(kid)) { seen.add(kid); top.push(kid) }
   }

@@ -23,6 +23,7 @@ function parseStat (text) {
     state: rest[0],
     ppid: Number(rest[1]),
     pgrp: Number(rest[2]),
+    flags: Number(rest[9 - 3]), // the kernel's PF_* bits (include/linux/sched.h)
     startTime: rest[19],
     ticks: Number.isFinite(ticks) ? ticks : null,
     rssPages: Number.isFinite(rssPages) ? rssPages : 0

@@ -59,8 +59,8 @@ test('parseState drops process records that could not identify a process', () =>
 
 test('parseStat reads field 22 after the last parenthesis, whatever the command name', () => {
   const tail = 'S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 100 18446744073709551615'
-  assert.deepEqual(parseStat(`4242 (node) ${tail}`), { state: 'S', ppid: 1, pgrp: 4242, startTime: '987654', ticks: 3, rssPages: 100 })
-  assert.deepEqual(parseStat(`4242 (my app) (v2)) ${tail}`), { state: 'S', ppid: 1, pgrp: 4242, startTime: '987654', ticks: 3, rssPages: 100 })
+  assert.deepEqual(parseStat(`4242 (node) ${tail}`), { state: 'S', ppid: 1, pgrp: 4242, flags: 4194560, startTime: '987654', ticks: 3, rssPages: 100 })
+  assert.deepEqual(parseStat(`4242 (my app) (v2)) ${tail}`), { state: 'S', ppid: 1, pgrp: 4242, flags: 4194560, startTime: '987654', ticks: 3, rssPages: 100 })
   assert.equal(parseStat('garbage'), null)
   assert.equal(parseStat('1 (x) S 1 2'), null)
 })
