@@ -1,7 +1,8 @@
 'use strict'
 
 // The daemon's one reader of small /proc files (a process's stat, environ, children; loadavg,
-// /proc/stat, pid_max): open, one read into a pooled buffer, close. fs.promises.readFile costs
+// /proc/stat, pid_max; also a pid file, a regular file being read whole the same way): open, one
+// read into a pooled buffer, close. fs.promises.readFile costs
 // five trips through the thread pool for the same text (open, fstat, a read, a read that finds
 // the end, close) and a FileHandle; a crash restart's sweep makes dozens of these reads.
 //
