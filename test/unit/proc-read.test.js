@@ -64,3 +64,20 @@ test('real /proc files: this process\'s stat, and a child\'s environ larger than
   assert.equal(environ, fs.readFileSync(`/proc/${child.pid}/environ`, 'latin1'))
   assert.ok(environ.includes(`XPM_READ_TEST=${big}\0`))
 })
+
+// /proc/<pid>/maps is a seq_file of ~100-byte records: its first read stops short of the buffer
+// where the next record does not fit the kernel's page, before the end of the file.
+test('a seq_file larger than the buffer, whose first read comes back short, is read whole', async (t) => {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' })
+  t.after(() => child.kill('SIGKILL'))
+  const file = `/proc/${child.pid}/maps`
+  const sync = () => fs.readFileSync(file, 'latin1')
+  let got = null
+  await waitFor(async () => {
+    const before = sync()
+    if (before.length <= SIZE || !before.includes('node')) return false
+    got = await readProcFile(file)
+    return sync() === before && got === before // an idle process's maps, unchanged meanwhile
+  }, { timeout: 10000, interval: 200, message: `${file} read whole` })
+  assert.ok(got.length > SIZE)
+})
