@@ -30,15 +30,20 @@ const { forksSoFar, pidsAfter } = require('../../lib/shared/pid-window')
 
 const READ_CONCURRENCY = 16 // /proc reads in flight at once: the thread pool also writes the logs
 
-// A process's start time in clock ticks since boot, zombies included (a launch that crashed at
-// once may be one when it is looked at), or null.
-async function readStartTime (pid, procRoot = '/proc') {
+// A process's stat, zombies included (a launch that crashed at once may be one when it is looked
+// at), or null.
+async function readAnyStat (pid, procRoot = '/proc') {
   try {
-    const stat = parseStat(await readProcFile(`${procRoot}/${pid}/stat`))
-    return stat ? Number(stat.startTime) : null
+    return parseStat(await readProcFile(`${procRoot}/${pid}/stat`))
   } catch {
     return null
   }
+}
+
+// A process's start time in clock ticks since boot, zombies included, or null.
+async function readStartTime (pid, procRoot = '/proc') {
+  const stat = await readAnyStat(pid, procRoot)
+  return stat ? Number(stat.startTime) : null
 }
 
 const MAX_FLOORS = 1000
@@ -118,13 +123,16 @@ function createLeftoverScan ({ liveLaunches = new Set() } = {}) {
 
   // A launcher's note, right after the spawn: the launch's start time, read while it is there.
   // Kept until the sweep of its exit takes it; the notes of launches that ended otherwise (a
-  // stop) are dropped once they outnumber the live launches.
+  // stop) are dropped once they outnumber the live launches. → a promise of the launch's stat
+  // (or null), which the launcher hands on (persistence/snapshot.js needs the same start time).
   function noteLaunch (tag, pid, { procRoot = '/proc' } = {}) {
-    if (!tag || !pid) return
+    if (!tag || !pid) return null
     if (launches.size >= 2 * liveLaunches.size + 64) {
       for (const t of launches.keys()) if (!liveLaunches.has(t)) launches.delete(t)
     }
-    launches.set(tag, { pid, forks: forksSoFar({ procRoot }), start: readStartTime(pid, procRoot) })
+    const stat = readAnyStat(pid, procRoot)
+    launches.set(tag, { pid, forks: forksSoFar({ procRoot }), start: stat.then((s) => (s ? Number(s.startTime) : null)) })
+    return stat
   }
 
   // The oldest start a sweep of `launch` (of slot `tree`) must look from: its own start, or the

@@ -117,6 +117,17 @@ test('desired state is the intent, never a status: an instance stopped by a rest
   assert.deepEqual(appsSnapshot(sup).map((a) => [a.spec.name, a.spec.instances, a.instances.length]), [['api', 2, 2]])
 })
 
+test('start times: the stat the launcher read at the spawn is used, not read again; a zombie or no note is read', async () => {
+  const reads = []
+  const startTimes = new StartTimes({ selfPid: 99, readStat: async (pid) => { reads.push(pid); return { ppid: 99, startTime: `r${pid}` } } })
+  assert.equal(await startTimes.of(5, Promise.resolve({ state: 'S', ppid: 99, startTime: '555' })), '555')
+  assert.equal(await startTimes.of(6, Promise.resolve({ state: 'S', ppid: 1, startTime: '666' })), null, 'not this daemon\'s child')
+  assert.equal(await startTimes.of(7, Promise.resolve({ state: 'Z', ppid: 99, startTime: '777' })), 'r7')
+  assert.equal(await startTimes.of(8, Promise.resolve(null)), 'r8')
+  assert.equal(await startTimes.of(9), 'r9')
+  assert.deepEqual(reads, [7, 8, 9])
+})
+
 test('processes: recorded with their start time only while this daemon is their parent', async () => {
   const sup = fakeSupervisor([['api', ['online', 'online']], ['jobs', ['online'], 'fork']])
   const reads = []
