@@ -36,7 +36,8 @@ async function readChildren (pid, { procRoot = '/proc' } = {}) {
 
 // What pid adopted, without a read per thread: the kernel hands an orphan to one thread of its
 // new parent (kernel/exit.c: the pid namespace's child reaper, or the first live thread of a
-// subreaper), which is the thread group's leader while the leader lives. So when the leader is
+// subreaper: find_alive_thread, Linux 4.0 on; Node 20 needs 4.18), which is the thread group's
+// leader while the leader lives. So when the leader is
 // still alive after its own children file was read, that file holds every orphan pid adopted;
 // otherwise (the leader exited, or its files cannot be read) every thread is read. The other
 // threads' own forks are left out: they are no orphans. Same answers as readChildren.
