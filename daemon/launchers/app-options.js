@@ -2,6 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
+const { readProcFile } = require('../../lib/shared/proc-read')
 
 // What an app's spec asks of its processes beyond running the script, shared by both launchers
 // (PM2's uid/gid, treekill, kill_retry_time, pid_file; docs/migrating-from-pm2.md):
@@ -60,7 +61,8 @@ function writePidFile (handle, { logger = null } = {}) {
     // the callback API: at a start of many processes, fs/promises' file handles cost more than the write
     fs.writeFile(file, `${pid}\n`, (err) => { if (err) logger?.warn?.({ event: 'pid-file', file, err }, `cannot write ${file}: ${err.code || err.message}`) })
     handle.once('exit', () => {
-      fs.readFile(file, 'utf8', (err, text) => { if (!err && Number(text) === pid) fs.unlink(file, () => {}) })
+      // unless a new launch wrote its own meanwhile (proc-read: open, one read, close; no fstat)
+      readProcFile(file).then((text) => { if (Number(text) === pid) fs.unlink(file, () => {}) }, () => {})
     })
   })
   return handle

@@ -65,8 +65,8 @@ function launchClusterWorker (spec, appEnv, { index = 0 } = {}, shared) {
   // cluster.fork() merges the primary's process.env under `env`; the daemon empties its own
   // process.env at start-up so the app sees exactly the environment it was given.
   const worker = cluster.fork(env)
-  if (spec.treekill !== false) shared.leftovers.noteLaunch(tag, worker.process.pid)
-  const handle = new ClusterHandle({ worker, tag, treeTag: tree, reportsBoot: hasAgent(env), launches: shared.launches, leftovers: shared.leftovers, options: handleOptions(spec, index, shared.pidsDir) })
+  const launchStat = spec.treekill !== false ? shared.leftovers.noteLaunch(tag, worker.process.pid) : null
+  const handle = new ClusterHandle({ worker, tag, treeTag: tree, reportsBoot: hasAgent(env), launches: shared.launches, leftovers: shared.leftovers, launchStat, options: handleOptions(spec, index, shared.pidsDir) })
   worker.on('online', () => handle.markOnline())
   worker.on('listening', (address) => handle.emit('listening', address))
   worker.on('message', (msg) => handle.received(msg))

@@ -56,9 +56,9 @@ function launchForkProcess (spec, appEnv, { index = 0 } = {}, shared) {
       : [spec.interpreter, [...(spec.nodeArgs || []), spec.script, ...(spec.args || [])]]
     child = childProcess.spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] })
   }
-  if (spec.treekill !== false) shared.leftovers.noteLaunch(tag, child.pid)
+  const launchStat = spec.treekill !== false ? shared.leftovers.noteLaunch(tag, child.pid) : null
   // detached: the child calls setsid(), leading group = its pid
-  const handle = new ForkHandle({ child, tag, treeTag: tree, reportsBoot: node && hasAgent(env), group: child.pid || 0, groupLeader: true, launches: shared.launches, leftovers: shared.leftovers, options: handleOptions(spec, index, shared.pidsDir) })
+  const handle = new ForkHandle({ child, tag, treeTag: tree, reportsBoot: node && hasAgent(env), group: child.pid || 0, groupLeader: true, launches: shared.launches, leftovers: shared.leftovers, launchStat, options: handleOptions(spec, index, shared.pidsDir) })
   child.once('spawn', () => handle.markSpawned())
   child.on('message', (msg) => handle.received(msg))
   child.on('disconnect', () => handle.emit('disconnect'))

@@ -38,6 +38,7 @@ class ProcessHandle extends EventEmitter {
   #stopRequested = false // a stop (stop-process.js) owns the end of the tree
   #sweep = null // the end of what an exit left behind, while it runs (a promise)
   #leftovers // the daemon's sweeps (leftover-scan.js, made by createLaunchers)
+  #launchStat // a promise of its /proc stat read right after the spawn (leftover-scan.js noteLaunch), or null
   #forkedAt = performance.now()
   // what the model did to it, for its exit event (model/instance-exit.js)
   #stopCause = null
@@ -46,7 +47,7 @@ class ProcessHandle extends EventEmitter {
   #portTaken = null
   #isSpare = false
 
-  constructor ({ child, tag = null, treeTag = null, reportsBoot = false, group = 0, groupLeader = false, launches = null, leftovers = null, options = {} }) {
+  constructor ({ child, tag = null, treeTag = null, reportsBoot = false, group = 0, groupLeader = false, launches = null, leftovers = null, launchStat = null, options = {} }) {
     super()
     this.#child = child
     this.#pid = child.pid
@@ -56,6 +57,7 @@ class ProcessHandle extends EventEmitter {
     this.#group = group
     this.#groupLeader = groupLeader
     this.#launches = launches
+    this.#launchStat = launchStat
     this.#leftovers = leftovers || createLeftoverScan({ liveLaunches: launches || undefined })
     this.#options = { killSignal: 'SIGINT', killTimeout: 5000, treekill: true, pollMs: null, pidFile: null, ...options }
   }
@@ -71,6 +73,7 @@ class ProcessHandle extends EventEmitter {
   get exitInfo () { return this.#exitInfo }
   get spawnError () { return this.#spawnError }
   get tag () { return this.#tag }
+  get launchStat () { return this.#launchStat }
   get treeTag () { return this.#treeTag }
   get group () { return this.#group }
   get groupLeader () { return this.#groupLeader }

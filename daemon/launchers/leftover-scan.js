@@ -9,7 +9,8 @@
 // leftover is found below the daemon's ancestors (and the daemon as init), through a child of
 // one of them that started no earlier than the launch, and its descendants:
 //   1. the daemon's ancestry by /proc/<pid>/stat (a few reads),
-//   2. the children of those (/proc/<pid>/task/*/children); of these, the pids handed out after
+//   2. what those adopted (/proc/<pid>/task/<pid>/children while the leader thread lives, every
+//      thread's otherwise: lib/shared/proc-children.js readAdopted); of these, the pids handed out after
 //      the launch's (lib/shared/pid-window.js; all of them when that cannot be told), and of
 //      those, by one stat each (/proc/<pid>/stat field 22), the ones started since the launch,
 //   3. their descendants, by the same children files,
@@ -20,24 +21,29 @@
 // floor of that slot's next sweeps, until one of them ends with nothing left.
 // Without children files (a kernel without CONFIG_PROC_CHILDREN) the whole table is read.
 
-const fsp = require('node:fs/promises')
+const { readProcFile } = require('../../lib/shared/proc-read')
 const { parseStat, readProcStat } = require('../../lib/shared/proc-stat')
-const { readChildren, ancestry } = require('../../lib/shared/proc-children')
+const { readChildren, readAdopted, ancestry } = require('../../lib/shared/proc-children')
 const { readTagged, readTaggedOf, endTagged } = require('../../lib/shared/tag-scan')
 const { mapLimited } = require('../../lib/shared/map-limited')
 const { forksSoFar, pidsAfter } = require('../../lib/shared/pid-window')
 
 const READ_CONCURRENCY = 16 // /proc reads in flight at once: the thread pool also writes the logs
 
-// A process's start time in clock ticks since boot, zombies included (a launch that crashed at
-// once may be one when it is looked at), or null.
-async function readStartTime (pid, procRoot = '/proc') {
+// A process's stat, zombies included (a launch that crashed at once may be one when it is looked
+// at), or null.
+async function readAnyStat (pid, procRoot = '/proc') {
   try {
-    const stat = parseStat(await fsp.readFile(`${procRoot}/${pid}/stat`, 'latin1'))
-    return stat ? Number(stat.startTime) : null
+    return parseStat(await readProcFile(`${procRoot}/${pid}/stat`))
   } catch {
     return null
   }
+}
+
+// A process's start time in clock ticks since boot, zombies included, or null.
+async function readStartTime (pid, procRoot = '/proc') {
+  const stat = await readAnyStat(pid, procRoot)
+  return stat ? Number(stat.startTime) : null
 }
 
 const MAX_FLOORS = 1000
@@ -61,7 +67,7 @@ async function candidates ({ since, windowOf = async () => null, procRoot, selfP
   const seen = new Set(chain)
   let top = []
   for (const pid of adopters) {
-    const kids = await readChildren(pid, { procRoot })
+    const kids = await readAdopted(pid, { procRoot })
     if (kids === null) return null
     for (const kid of kids) if (!seen.has(kid)) { seen.add(kid); top.push(kid) }
   }
@@ -117,13 +123,16 @@ function createLeftoverScan ({ liveLaunches = new Set() } = {}) {
 
   // A launcher's note, right after the spawn: the launch's start time, read while it is there.
   // Kept until the sweep of its exit takes it; the notes of launches that ended otherwise (a
-  // stop) are dropped once they outnumber the live launches.
+  // stop) are dropped once they outnumber the live launches. → a promise of the launch's stat
+  // (or null), which the launcher hands on (persistence/snapshot.js needs the same start time).
   function noteLaunch (tag, pid, { procRoot = '/proc' } = {}) {
-    if (!tag || !pid) return
+    if (!tag || !pid) return null
     if (launches.size >= 2 * liveLaunches.size + 64) {
       for (const t of launches.keys()) if (!liveLaunches.has(t)) launches.delete(t)
     }
-    launches.set(tag, { pid, forks: forksSoFar({ procRoot }), start: readStartTime(pid, procRoot) })
+    const stat = readAnyStat(pid, procRoot)
+    launches.set(tag, { pid, forks: forksSoFar({ procRoot }), start: stat.then((s) => (s ? Number(s.startTime) : null)) })
+    return stat
   }
 
   // The oldest start a sweep of `launch` (of slot `tree`) must look from: its own start, or the

@@ -23,6 +23,7 @@ const fsp = require('node:fs/promises')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { mapLimited } = require('../../lib/shared/map-limited')
 const { readProcStat } = require('../../lib/shared/proc-stat')
+const { readProcFile } = require('../../lib/shared/proc-read')
 const { LAUNCH_VAR, TREE_VAR, newLaunchTag } = require('../../lib/shared/tree-tag')
 
 const TAG_VAR = LAUNCH_VAR // what a tree of one launch is matched on
@@ -69,7 +70,7 @@ class ProcTable {
     }
     this.tagsFrom = since
     const reading = mapLimited(pids, READ_CONCURRENCY, async (pid) => {
-      const text = await fsp.readFile(`${this.procRoot}/${pid}/environ`, 'latin1').catch(() => '')
+      const text = await readProcFile(`${this.procRoot}/${pid}/environ`).catch(() => '')
       const tag = launchTagOf(text)
       if (!tag) return
       const list = this.byTag.get(tag)

@@ -7,6 +7,7 @@
 const fs = require('node:fs')
 const { execFile } = require('node:child_process')
 const { parseStat } = require('../../lib/shared/proc-stat') // ticks, start time, rss pages
+const { readProcFile } = require('../../lib/shared/proc-read')
 
 const DEFAULT_CLK_TCK = 100 // sysconf(_SC_CLK_TCK) is 100 on every mainstream Linux build
 const DEFAULT_PAGE_SIZE = 4096
@@ -41,29 +42,12 @@ function run (file, args) {
   })
 }
 
-// A small /proc file as text: open, one read, close (readFile() would allocate 64 KiB for a file
-// whose size the kernel reports as 0, and take five trips through the thread pool).
-function readSmall (file, size = STAT_BYTES) {
-  return new Promise((resolve, reject) => {
-    fs.open(file, 'r', (err, fd) => {
-      if (err) return reject(err)
-      const buf = Buffer.allocUnsafe(size)
-      fs.read(fd, buf, 0, size, 0, (readErr, bytes) => {
-        fs.close(fd, () => {})
-        if (readErr) return reject(readErr)
-        if (bytes === size) return fs.readFile(file, 'latin1', (e, text) => e ? reject(e) : resolve(text))
-        resolve(buf.toString('latin1', 0, bytes))
-      })
-    })
-  })
-}
-
 // The kernel's page size, without sync I/O or a child process: process.memoryUsage.rss() is this
 // process's stat rss field times the page size, so the two, read back to back, give it (rounded
 // to a power of two, which absorbs the pages touched in between).
 async function detectPageSize (procRoot = '/proc') {
   try {
-    const pages = parseStat(await readSmall(`${procRoot}/self/stat`))?.rssPages
+    const pages = parseStat(await readProcFile(`${procRoot}/self/stat`))?.rssPages
     const bytes = process.memoryUsage.rss()
     if (!(pages > 0)) return DEFAULT_PAGE_SIZE
     const size = 2 ** Math.round(Math.log2(bytes / pages))

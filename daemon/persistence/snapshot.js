@@ -37,7 +37,7 @@ async function processesSnapshot (supervisor, startTimes) {
   const out = []
   for (const { inst, handle, pid } of live) {
     if (!pid) continue
-    const startTime = await startTimes.of(pid)
+    const startTime = await startTimes.of(pid, handle.launchStat)
     if (!startTime || handle.exited) continue
     out.push({ id: inst.id, name: inst.name, instance: inst.index, pid, startTime, mode: inst.spec.execMode, group: handle.groupLeader === true && inst.spec.treekill !== false })
   }
@@ -46,7 +46,9 @@ async function processesSnapshot (supervisor, startTimes) {
 }
 
 // Start times by pid, read once per process. A pid counts only while its parent is this
-// daemon: a child that already exited could have lent its pid to a stranger.
+// daemon: a child that already exited could have lent its pid to a stranger. noted: the stat the
+// launcher read right after the spawn (handle.launchStat), used when it shows a live child of
+// this daemon, instead of a second read of the same file.
 class StartTimes {
   constructor ({ readStat = readProcStat, selfPid = process.pid } = {}) {
     this.readStat = readStat
@@ -54,9 +56,10 @@ class StartTimes {
     this.cache = new Map()
   }
 
-  async of (pid) {
+  async of (pid, noted = null) {
     if (this.cache.has(pid)) return this.cache.get(pid)
-    const stat = await this.readStat(pid)
+    const seen = noted ? await noted : null
+    const stat = seen && seen.state !== 'Z' && seen.state !== 'X' ? seen : await this.readStat(pid)
     if (!stat || stat.ppid !== this.selfPid) return null
     this.cache.set(pid, stat.startTime)
     return stat.startTime

@@ -9,7 +9,7 @@
 // process and thread of the machine, every namespace): a count read before A was handed out,
 // subtracted from one read now, over-counts, so the window is used only when it is sure.
 
-const fsp = require('node:fs/promises')
+const { readProcFile } = require('./proc-read')
 
 const RESERVED_PIDS = 300 // the bottom of the cycle after a wrap (kernel/pid.c)
 const FRESH_MS = 1000 // how old the shared count of forks may be before a launch refreshes it
@@ -37,7 +37,7 @@ function windowHolds ({ forksThen, forksNow, pidMax }) {
   return forksNow - forksThen < pidMax - RESERVED_PIDS - 1
 }
 
-const readText = (file) => fsp.readFile(file, 'latin1').catch(() => '')
+const readText = (file) => readProcFile(file).catch(() => '')
 const readForks = async (procRoot = '/proc') => parseForks(await readText(`${procRoot}/stat`))
 
 // The latest count of forks this process read, for a launch to note beside its pid: a count

@@ -7,6 +7,8 @@
 // resident pages (field 24: the same count as VmRSS in /proc/<pid>/status, what `ps` shows).
 // The one parser of that file.
 
+const { readProcFile } = require('./proc-read')
+
 // The command name (field 2) is in parentheses and may itself hold spaces and parentheses:
 // the fields that follow start after the last ')'.
 function parseStat (text) {
@@ -21,6 +23,7 @@ function parseStat (text) {
     state: rest[0],
     ppid: Number(rest[1]),
     pgrp: Number(rest[2]),
+    flags: Number(rest[9 - 3]), // the kernel's PF_* bits (include/linux/sched.h)
     startTime: rest[19],
     ticks: Number.isFinite(ticks) ? ticks : null,
     rssPages: Number.isFinite(rssPages) ? rssPages : 0
@@ -28,11 +31,13 @@ function parseStat (text) {
 }
 
 // null when the pid does not exist, is a zombie, or /proc is not there. procRoot: a fake /proc
-// in tests. latin1: the command name is bytes, not necessarily UTF-8, and only ')' matters.
-async function readProcStat (pid, { fs = require('node:fs').promises, procRoot = '/proc' } = {}) {
+// in tests; fs: a fake fs.promises in tests. latin1: the command name is bytes, not necessarily
+// UTF-8, and only ')' matters.
+async function readProcStat (pid, { fs, procRoot = '/proc' } = {}) {
   let text
   try {
-    text = await fs.readFile(`${procRoot}/${pid}/stat`, 'latin1')
+    const file = `${procRoot}/${pid}/stat`
+    text = await (fs ? fs.readFile(file, 'latin1') : readProcFile(file))
   } catch {
     return null
   }

@@ -12,6 +12,7 @@
 const fsp = require('node:fs/promises')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { readProcStat } = require('./proc-stat')
+const { readProcFile } = require('./proc-read')
 const { mapLimited } = require('./map-limited')
 const { TREE_VAR, LAUNCH_VAR, homeId, tagsOfEnviron, matches } = require('./tree-tag')
 
@@ -39,7 +40,7 @@ async function readTaggedOf (procRoot, pids) {
   await mapLimited(pids, READ_CONCURRENCY, async (name) => {
     let environ
     try {
-      environ = await fsp.readFile(`${procRoot}/${name}/environ`, 'latin1')
+      environ = await readProcFile(`${procRoot}/${name}/environ`)
     } catch {
       return // gone, or another user's
     }

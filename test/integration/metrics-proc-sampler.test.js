@@ -26,7 +26,7 @@ test('cpuPercent guards against no elapsed time and a counter going backwards', 
 })
 
 test('parseStat (lib/shared/proc-stat.js) counts fields from the last parenthesis; ticks, start time, rss (field 24) in pages', () => {
-  assert.deepEqual(parseStat(STAT), { state: 'S', ppid: 1, pgrp: 4242, startTime: '98765', ticks: 300, rssPages: 5000 })
+  assert.deepEqual(parseStat(STAT), { state: 'S', ppid: 1, pgrp: 4242, flags: 4194560, startTime: '98765', ticks: 300, rssPages: 5000 })
   assert.equal(parseStat('garbage'), null)
 })
 

@@ -7,7 +7,6 @@
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const fsp = require('node:fs/promises')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { EventEmitter } = require('node:events')
@@ -41,13 +40,13 @@ test('the sweep of an exit reads the environment of a few candidates, not of 200
   for (let i = 0; i < 200; i++) sleeps.push(spawn('sleep', ['30'], { stdio: 'ignore' }))
   await Promise.all(sleeps.map((c) => new Promise((resolve) => (c.pid ? resolve() : c.once('spawn', resolve)))))
 
-  const read = fsp.readFile
+  const open = fs.open // lib/shared/proc-read.js opens each /proc file with fs.open
   const environs = []
-  fsp.readFile = function (file, ...rest) {
+  fs.open = function (file, ...rest) {
     if (String(file).endsWith('/environ')) environs.push(String(file))
-    return read.call(this, file, ...rest)
+    return open.call(this, file, ...rest)
   }
-  t.after(() => { fsp.readFile = read })
+  t.after(() => { fs.open = open })
   const handle = new ProcessHandle({ child: Object.assign(new EventEmitter(), { pid: leader.pid }), tag: '1-sweep-cost-test', treeTag: 'no-such-home/app/0', leftovers })
   handle.markExited(1, null)
   const report = await handle.sweepLeftovers()

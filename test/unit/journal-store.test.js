@@ -8,6 +8,7 @@ const path = require('node:path')
 const { createJournalStore } = require('../../daemon/journal/store')
 const { classify, exitCause } = require('../../daemon/journal/causes')
 const { tempDir } = require('../helpers/tmp')
+const { waitFor } = require('../helpers/wait')
 
 function tmpDir (t) {
   const dir = tempDir('xpm-journal-')
@@ -59,6 +60,28 @@ test('a line torn by a crash is skipped; a link or another file type is refused,
   assert.equal(fs.readFileSync(target, 'utf8'), 'do not touch\n')
   assert.match(warnings.join('\n'), /linked: an entry was not written: .*symbolic link/)
   assert.deepEqual(await guarded.read('linked'), [])
+})
+
+test('appends keep the file open: one open (and check) for a crash loop\'s entries, at most openMax files open, an idle one closed', async (t) => {
+  const dir = tmpDir(t)
+  const appendOpens = []
+  const fsp = { ...fs.promises, open: (file, flags, ...rest) => { if (flags & fs.constants.O_APPEND) appendOpens.push(path.basename(file)); return fs.promises.open(file, flags, ...rest) } }
+  const fds = () => fs.readdirSync('/proc/self/fd').length
+  const before = fds()
+  const store = createJournalStore({ dir, fsp, max: 10, openMax: 3, idleMs: 200 })
+  for (let n = 0; n < 25; n++) await store.append('api', { n }) // past 20 lines the file is rewritten
+  assert.deepEqual((await store.read('api')).map((e) => e.n), [15, 16, 17, 18, 19, 20, 21, 22, 23, 24])
+  assert.equal(appendOpens.length, 2, 'opened once, and again after the rewrite')
+  for (const app of ['a', 'b', 'c', 'd', 'e']) await store.append(app, { n: 1 })
+  await store.idle()
+  assert.ok(store.open() <= 3, `${store.open()} files open`)
+  assert.ok(fds() - before <= 3, `${fds() - before} fds more than before`)
+  for (const app of ['a', 'b', 'c', 'd', 'e']) assert.deepEqual(await store.read(app), [{ n: 1 }])
+  await waitFor(() => store.open() === 0 && fds() === before, { timeout: 5000, message: 'idle files closed' })
+  await store.append('api', { n: 25 })
+  await store.remove('api')
+  assert.equal(store.open(), 0)
+  assert.equal(fs.existsSync(store.file('api')), false)
 })
 
 test('remove forgets an app\'s journal, after its queued entries', async (t) => {

@@ -59,8 +59,8 @@ test('parseState drops process records that could not identify a process', () =>
 
 test('parseStat reads field 22 after the last parenthesis, whatever the command name', () => {
   const tail = 'S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 100 18446744073709551615'
-  assert.deepEqual(parseStat(`4242 (node) ${tail}`), { state: 'S', ppid: 1, pgrp: 4242, startTime: '987654', ticks: 3, rssPages: 100 })
-  assert.deepEqual(parseStat(`4242 (my app) (v2)) ${tail}`), { state: 'S', ppid: 1, pgrp: 4242, startTime: '987654', ticks: 3, rssPages: 100 })
+  assert.deepEqual(parseStat(`4242 (node) ${tail}`), { state: 'S', ppid: 1, pgrp: 4242, flags: 4194560, startTime: '987654', ticks: 3, rssPages: 100 })
+  assert.deepEqual(parseStat(`4242 (my app) (v2)) ${tail}`), { state: 'S', ppid: 1, pgrp: 4242, flags: 4194560, startTime: '987654', ticks: 3, rssPages: 100 })
   assert.equal(parseStat('garbage'), null)
   assert.equal(parseStat('1 (x) S 1 2'), null)
 })
@@ -115,6 +115,17 @@ test('desired state is the intent, never a status: an instance stopped by a rest
   sup.apps.get('jobs').deleting = true
   sup.apps.get('api').kept = sup.apps.get('api').instances.slice(0, 2)
   assert.deepEqual(appsSnapshot(sup).map((a) => [a.spec.name, a.spec.instances, a.instances.length]), [['api', 2, 2]])
+})
+
+test('start times: the stat the launcher read at the spawn is used, not read again; a zombie or no note is read', async () => {
+  const reads = []
+  const startTimes = new StartTimes({ selfPid: 99, readStat: async (pid) => { reads.push(pid); return { ppid: 99, startTime: `r${pid}` } } })
+  assert.equal(await startTimes.of(5, Promise.resolve({ state: 'S', ppid: 99, startTime: '555' })), '555')
+  assert.equal(await startTimes.of(6, Promise.resolve({ state: 'S', ppid: 1, startTime: '666' })), null, 'not this daemon\'s child')
+  assert.equal(await startTimes.of(7, Promise.resolve({ state: 'Z', ppid: 99, startTime: '777' })), 'r7')
+  assert.equal(await startTimes.of(8, Promise.resolve(null)), 'r8')
+  assert.equal(await startTimes.of(9), 'r9')
+  assert.deepEqual(reads, [7, 8, 9])
 })
 
 test('processes: recorded with their start time only while this daemon is their parent', async () => {

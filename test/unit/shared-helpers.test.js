@@ -68,7 +68,7 @@ test('the /proc stat parser: a command name with spaces and parentheses; the sta
   const fields = Array.from({ length: 50 }, (_, i) => String(i + 3))
   fields[0] = 'S'
   const text = `42 (my (odd) name) ${fields.join(' ')}\n`
-  assert.deepEqual(parseStat(text), { state: 'S', ppid: 4, pgrp: 5, startTime: '22', ticks: 29, rssPages: 24 })
+  assert.deepEqual(parseStat(text), { state: 'S', ppid: 4, pgrp: 5, flags: 9, startTime: '22', ticks: 29, rssPages: 24 })
   assert.equal(parseStat('42 no parenthesis'), null)
   const fakeFs = { readFile: async (file, encoding) => { assert.equal(file, '/fake/42/stat'); assert.equal(encoding, 'latin1'); return text.replace(' S ', ' Z ') } }
   assert.equal(await readProcStat(42, { fs: fakeFs, procRoot: '/fake' }), null, 'a zombie is no process')
