@@ -2,15 +2,13 @@
 
 // readAdopted (lib/shared/proc-children.js): what a daemon's ancestor adopted, from its leader
 // thread's children file while the leader lives, from every thread's otherwise. A fake /proc in
-// a temporary folder, then real orphans of this machine.
+// a temporary folder (real orphans: test/integration/proc-read-real.test.js).
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawn, execFileSync } = require('node:child_process')
 const { readAdopted, readChildren, leaderLives } = require('../../lib/shared/proc-children')
 const { tempDir } = require('../helpers/tmp')
-const { waitFor } = require('../helpers/wait')
 
 // pid 1 with threads 1 (the leader) and 5; the leader adopted 7, thread 5 forked 9.
 function fakeInit ({ leader = 'S', flags = 4194560, leaderStat = true } = {}) {
@@ -45,19 +43,4 @@ test('a gone pid has nothing; a kernel without children files says null, as read
   fs.rmSync(path.join(root, '1', 'task', '1', 'children'))
   fs.rmSync(path.join(root, '1', 'task', '5', 'children'))
   assert.equal(await readAdopted(1, { procRoot: root }), null)
-})
-
-test('real processes: this process\'s child, and an orphan in the list of the ancestor that adopted it', { skip: !fs.existsSync(`/proc/${process.pid}/task/${process.pid}/children`) }, async (t) => {
-  const child = spawn('sleep', ['60'], { stdio: 'ignore' })
-  t.after(() => child.kill('SIGKILL'))
-  assert.ok((await readAdopted(process.pid)).includes(child.pid))
-  // sh starts sleep in the background and exits: sleep is handed to a reaper (init or a subreaper)
-  const orphan = Number(execFileSync('sh', ['-c', 'sleep 60 >/dev/null 2>&1 & echo $!'], { encoding: 'utf8' }).trim())
-  t.after(() => { try { process.kill(orphan, 'SIGKILL') } catch {} })
-  let reaper = 0
-  await waitFor(() => {
-    reaper = Number(fs.readFileSync(`/proc/${orphan}/stat`, 'latin1').split(') ')[1].split(' ')[1])
-    return reaper !== 0
-  }, { timeout: 5000 })
-  assert.ok((await readAdopted(reaper)).includes(orphan), `orphan ${orphan} in what ${reaper} adopted`)
 })
