@@ -93,6 +93,8 @@ test('xpm web --hosts: 3 hosts on one page, an action on host 2 only, a host tha
   await t.test('host 3 dies with the page open: unreachable, not stopped; hosts 1 and 2 stay live', async () => {
     killHost(f.hosts[2].sshd.pid)
     await page.waitForFunction(() => document.querySelector('#hosts .host[data-host="h3"]')?.classList.contains('unreachable'), { timeout: 60000 })
+    // the host bar turns at once, the table's rows in its next animation frame
+    await page.waitForFunction(() => [...document.querySelectorAll('#rows .row:not([hidden])')].filter((el) => el.dataset.id.startsWith('h3/')).every((el) => el.classList.contains('unreachable')), { timeout: 10000 })
     const h3 = await page.$$eval('#rows .row:not([hidden])', (els) => els.filter((el) => el.dataset.id.startsWith('h3/')).map((el) => [el.className, el.querySelector('[data-col="status"]').textContent]))
     assert.deepEqual(h3, [['row unreachable', 'unreachable'], ['row unreachable', 'unreachable']])
     // the restarted api on h2 is online again on the page once a frame says so (about 1 a second)
