@@ -16,7 +16,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
-const { benchEnv, runOk, isAlive, kill, waitFor, delay, cpuSeconds } = require('./lib/util')
+const { benchEnv, runOk, isAlive, kill, waitFor, delay, cpuSeconds, startTimeOf } = require('./lib/util')
 const { DEFAULT_DIR: TOOLS } = require('./lib/tools')
 
 const args = process.argv.slice(2)
@@ -44,7 +44,7 @@ async function reading (c, dir) {
   const rows = async () => JSON.parse((await cli('jlist')).stdout.replace(/^[^[]*/, ''))
   await cli('ping')
   const daemon = Number(fs.readFileSync(path.join(home, c.pidFile), 'utf8'))
-  const seen = new Set()
+  const seen = new Map() // pid → its process's start time: a recycled pid is not killed
   try {
     const apps = Array.from({ length: APPS }, (_, i) => ({ name: `crash${i}`, script: path.join(dir, 'crasher.js'), exec_mode: 'fork', min_uptime: 500, max_restarts: 100000 }))
     const file = path.join(home, 'apps.config.js')
@@ -60,14 +60,15 @@ async function reading (c, dir) {
     const cpu1 = cpuSeconds(daemon)
     const t1 = Date.now()
     const list = await rows()
-    for (const r of list) if (r.pid) seen.add(r.pid)
+    for (const r of list) if (r.pid && !seen.has(r.pid)) seen.set(r.pid, startTimeOf(r.pid))
     const restarts = list.reduce((n, r) => n + restartsOf(r), 0) - before
     const cpuS = cpu1 - cpu0
     return { cpuPct: +(cpuS / ((t1 - t0) / 1000) * 100).toFixed(2), restarts, cpuMsPerRestart: restarts ? +(cpuS * 1000 / restarts).toFixed(2) : null, load: `${load0} → ${loadavg()}` }
   } finally {
     await cli('kill').catch(() => {})
     await waitFor(() => !isAlive(daemon), { timeout: 30000, interval: 100 }).catch(() => {})
-    for (const pid of [daemon, ...seen]) if (isAlive(pid)) kill(pid)
+    if (isAlive(daemon)) kill(daemon)
+    for (const [pid, started] of seen) if (started !== null && startTimeOf(pid) === started) kill(pid)
     fs.rmSync(home, { recursive: true, force: true })
   }
 }
