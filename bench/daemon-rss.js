@@ -14,8 +14,9 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { benchEnv, runOk, rss, uss, isAlive, kill, waitFor, delay } = require('./lib/util')
+const { benchEnv, runOk, rss, uss, delay } = require('./lib/util')
 const { DEFAULT_DIR: TOOLS } = require('./lib/tools')
+const { waitOnline, endRound } = require('./lib/daemon-round')
 
 const args = process.argv.slice(2)
 const opt = (name, def) => { const i = args.indexOf(name); return i === -1 ? def : args[i + 1] }
@@ -44,18 +45,12 @@ async function reading (c, count, dir) {
       const file = path.join(home, 'apps.config.js')
       fs.writeFileSync(file, `module.exports = ${JSON.stringify({ apps })}\n`)
       await cli('start', file)
-      await waitFor(async () => {
-        pids = JSON.parse((await cli('jlist')).stdout).filter((r) => c.online(r) && r.pid > 0).map((r) => r.pid)
-        return pids.length >= count
-      }, { timeout: 180000, interval: 500, message: `${count} processes online under ${c.name}` })
+      await waitOnline(cli, c, count, (seen) => { pids = seen })
     }
     await delay(SETTLE_MS) // the figure is read after a quiet period, as a user would see it
     return { rss: rss(daemon) / 1048576, uss: uss(daemon) / 1048576 }
   } finally {
-    await cli('kill').catch(() => {})
-    await waitFor(() => !isAlive(daemon) && pids.every((pid) => !isAlive(pid)), { timeout: 30000, interval: 100 }).catch(() => {})
-    for (const pid of [daemon, ...pids]) if (isAlive(pid)) kill(pid)
-    fs.rmSync(home, { recursive: true, force: true })
+    await endRound(cli, { home, daemon, pids })
   }
 }
 

@@ -13,8 +13,9 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { benchEnv, runOk, rss, cpuMs, isAlive, kill, waitFor, delay } = require('./lib/util')
+const { benchEnv, runOk, rss, cpuMs, delay } = require('./lib/util')
 const { DEFAULT_DIR: TOOLS } = require('./lib/tools')
+const { waitOnline, endRound } = require('./lib/daemon-round')
 
 const args = process.argv.slice(2)
 const opt = (name, def) => { const i = args.indexOf(name); return i === -1 ? def : args[i + 1] }
@@ -42,10 +43,7 @@ async function reading (c, dir) {
     const file = path.join(home, 'apps.config.js')
     fs.writeFileSync(file, `module.exports = ${JSON.stringify({ apps })}\n`)
     await cli('start', file)
-    await waitFor(async () => {
-      pids = JSON.parse((await cli('jlist')).stdout).filter((r) => c.online(r) && r.pid > 0).map((r) => r.pid)
-      return pids.length >= APPS
-    }, { timeout: 180000, interval: 500, message: `${APPS} processes online under ${c.name}` })
+    await waitOnline(cli, c, APPS, (seen) => { pids = seen })
     await delay(QUIET_MS) // out of the jlist polls' reach first, so the `list` below is the only ask
     await cli('list')
     await delay(QUIET_MS)
@@ -55,10 +53,7 @@ async function reading (c, dir) {
     const cpu = (cpuMs(daemon) - c0) / (performance.now() - t0) * 100
     return { cpu, rss: rss(daemon) / 1048576 }
   } finally {
-    await cli('kill').catch(() => {})
-    await waitFor(() => !isAlive(daemon) && pids.every((pid) => !isAlive(pid)), { timeout: 30000, interval: 100 }).catch(() => {})
-    for (const pid of [daemon, ...pids]) if (isAlive(pid)) kill(pid)
-    fs.rmSync(home, { recursive: true, force: true })
+    await endRound(cli, { home, daemon, pids })
   }
 }
 
