@@ -122,7 +122,7 @@ function startDraining ({ servers = trackedServers, onListen = trackedListens, i
 
 // What the drain changes in the HTTP servers, from the first one it sees on: nothing is required
 // for a process that serves no HTTP (node:http and node:https cost a process ~5 ms of CPU, and a
-// \`delete all\` drains 1,000 processes at once on a few cores). serves(server) says whether it
+// `delete all` drains 1,000 processes at once on a few cores). serves(server) says whether it
 // is an HTTP server (the first time, its class's closeIdleConnections() turns into a no-op:
 // server.close() calls it, and it would reset a client writing its next request on an idle
 // socket); closeIdle(server) runs the original one. Every response of a server closed for a
